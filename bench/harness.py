@@ -1,0 +1,100 @@
+"""Side-by-side timing of ember and a reference (torch, CuPy) in one process.
+
+Each ``bench_<concept>.py`` beside this file defines ``run(table)`` and adds
+rows with ``table.add(...)``. ``run.py`` collects them and prints one table of
+ember/reference ratios. Times are medians over repeats after warm-up; host
+per-call costs use a perf_counter around a batch of calls (synchronising first
+when the call queues GPU work); GPU work is timed with device events.
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+
+def per_call(fn, *, calls=2000, repeat=15, warmup=200, sync=None):
+    """Median seconds per call of ``fn()`` over ``repeat`` batches of ``calls``."""
+    for _ in range(warmup):
+        fn()
+    if sync:
+        sync()
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        if sync:
+            sync()
+        samples.append((time.perf_counter() - t0) / calls)
+    return statistics.median(samples)
+
+
+def import_seconds(module, runs=7):
+    """(median seconds inside a fresh interpreter for ``import module``,
+    median seconds of the whole ``python -c 'import module'`` process)."""
+    code = f"import time; t=time.perf_counter(); import {module}; print(time.perf_counter()-t)"
+    inner, whole = [], []
+    env = dict(os.environ)
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, check=True)
+        whole.append(time.perf_counter() - t0)
+        inner.append(float(out.stdout.strip().splitlines()[-1]))
+    return statistics.median(inner), statistics.median(whole)
+
+
+def have(module):
+    try:
+        __import__(module)
+        return True
+    except Exception:
+        return False
+
+
+@dataclass
+class Row:
+    name: str
+    ember: float
+    ref: float | None
+    unit: str              # "us", "ms", "s", "GB/s", "TFLOP/s"
+    higher_is_better: bool = False
+    target: str = ""       # e.g. "<= 1.5 us" or ">= 0.97x"
+    met: bool | None = None
+
+    @property
+    def ratio(self):
+        if self.ref in (None, 0):
+            return None
+        return self.ember / self.ref
+
+
+@dataclass
+class Table:
+    ref_name: str = "torch"
+    rows: list = field(default_factory=list)
+
+    def add(self, name, ember, ref, unit, *, higher_is_better=False, target="", met=None):
+        row = Row(name, ember, ref, unit, higher_is_better, target, met)
+        self.rows.append(row)
+        print(f"  {name}: ember {ember:.4g} {unit}" +
+              (f", {self.ref_name} {ref:.4g} {unit}" if ref is not None else ""), flush=True)
+        return row
+
+    def render(self):
+        head = ["what", "ember", self.ref_name, "ember/" + self.ref_name, "target", "met"]
+        lines = []
+        for r in self.rows:
+            ratio = f"{r.ratio:.3f}" if r.ratio is not None else "-"
+            ref = f"{r.ref:.4g} {r.unit}" if r.ref is not None else "-"
+            met = {True: "yes", False: "NO", None: ""}[r.met]
+            lines.append([r.name, f"{r.ember:.4g} {r.unit}", ref, ratio, r.target, met])
+        widths = [max(len(str(x)) for x in col) for col in zip(head, *lines)]
+        fmt = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
+        out = [fmt(head), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+        out += [fmt(cells) for cells in lines]
+        return "\n".join(out)

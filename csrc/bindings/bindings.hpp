@@ -1,0 +1,26 @@
+// Shared helpers of the binding files. Each concept has its own bind_<concept>
+// function, defined in the file of the same name and called from module.cpp.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include "runtime/device.hpp"
+
+namespace py = pybind11;
+
+namespace ember::bindings {
+
+void bind_errors(py::module_& m);
+void bind_device(py::module_& m);
+void bind_cuda_device(py::module_& cuda);
+void bind_demo(py::module_& m);
+
+// A Device from what Python users pass: ember.device, "cuda:1", "cpu", or an
+// int (a CUDA ordinal). Throws TypeError/RuntimeError for anything else.
+Device device_from_py(py::handle obj, py::handle index = py::none());
+
+// The CUDA ordinal meant by a `device=` argument: None or a negative int mean
+// "the current device" and give -1; "cpu" raises ValueError.
+int cuda_index_from_py(py::handle obj);
+
+}  // namespace ember::bindings

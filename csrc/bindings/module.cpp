@@ -1,0 +1,13 @@
+// The one extension module, ember._C. Each concept binds itself.
+#include "bindings/bindings.hpp"
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "ember's C++/CUDA core";
+  m.attr("__version__") = EMBER_VERSION;
+  m.attr("_compiled_with_cuda") = py::bool_(EMBER_WITH_CUDA != 0);
+  py::module_ cuda = m.def_submodule("cuda", "ember.cuda's core");
+  ember::bindings::bind_errors(m);
+  ember::bindings::bind_device(m);
+  ember::bindings::bind_cuda_device(cuda);
+  ember::bindings::bind_demo(m);
+}

@@ -1,0 +1,136 @@
+// ember's error types and the checks every CUDA call goes through.
+//
+// C++ throws these types; the bindings map each to one Python exception, once
+// (csrc/bindings/errors.cpp):
+//   Error            -> RuntimeError
+//   ValueError       -> ValueError
+//   TypeError        -> TypeError
+//   IndexError       -> IndexError
+//   CudaError        -> ember.cuda.CudaError        (a RuntimeError)
+//   OutOfMemoryError -> ember.cuda.OutOfMemoryError (a RuntimeError)
+// Messages say what went wrong and what to do next. Destructors never throw:
+// they use EMBER_CUDA_WARN, which reports and tolerates a runtime being unloaded.
+#pragma once
+
+#include <cstddef>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#if EMBER_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace ember {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class ValueError : public Error {
+ public:
+  using Error::Error;
+};
+
+class TypeError : public Error {
+ public:
+  using Error::Error;
+};
+
+class IndexError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A failed CUDA runtime, driver or library call. `code` is the numeric status.
+class CudaError : public Error {
+ public:
+  CudaError(std::string message, int code, std::string name)
+      : Error(std::move(message)), code_(code), name_(std::move(name)) {}
+  int code() const noexcept { return code_; }
+  const std::string& name() const noexcept { return name_; }
+
+ private:
+  int code_;
+  std::string name_;
+};
+
+// The figures a user needs to understand an out-of-memory failure.
+struct OomInfo {
+  int device = 0;
+  size_t requested = 0;        // bytes asked for by the caller
+  size_t gpu_total = 0;        // the device's total memory
+  size_t gpu_free = 0;         // free on the device, as the driver sees it
+  size_t allocated = 0;        // held by live ember allocations
+  size_t reserved_unused = 0;  // cached by ember but not allocated
+  size_t largest_free_block = 0;
+  size_t limit = 0;            // per-process cap in bytes (0 = none)
+};
+
+class OutOfMemoryError : public Error {
+ public:
+  OutOfMemoryError(std::string message, OomInfo info)
+      : Error(std::move(message)), info_(info) {}
+  const OomInfo& info() const noexcept { return info_; }
+
+ private:
+  OomInfo info_;
+};
+
+namespace detail {
+
+// Builds a message from stream-able parts: str("x = ", 3).
+template <typename... Args>
+std::string str(const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return os.str();
+}
+
+[[noreturn]] void throw_cuda_error(int code, const char* call, const char* file, int line);
+void warn_cuda_error(int code, const char* call, const char* file, int line) noexcept;
+
+}  // namespace detail
+
+// Raises ember::Error (RuntimeError) with the message built from the arguments.
+#define EMBER_CHECK(cond, ...)                                              \
+  do {                                                                      \
+    if (!(cond)) throw ::ember::Error(::ember::detail::str(__VA_ARGS__));   \
+  } while (0)
+
+#define EMBER_CHECK_VALUE(cond, ...)                                            \
+  do {                                                                          \
+    if (!(cond)) throw ::ember::ValueError(::ember::detail::str(__VA_ARGS__));  \
+  } while (0)
+
+#define EMBER_CHECK_TYPE(cond, ...)                                            \
+  do {                                                                         \
+    if (!(cond)) throw ::ember::TypeError(::ember::detail::str(__VA_ARGS__));  \
+  } while (0)
+
+#if EMBER_WITH_CUDA
+// Every CUDA runtime call goes through this: it throws CudaError naming the
+// call, the error's name and description, and what to try next.
+#define EMBER_CUDA_CHECK(expr)                                                       \
+  do {                                                                               \
+    cudaError_t ember_err_ = (expr);                                                 \
+    if (ember_err_ != cudaSuccess)                                                   \
+      ::ember::detail::throw_cuda_error(static_cast<int>(ember_err_), #expr,         \
+                                        __FILE__, __LINE__);                         \
+  } while (0)
+
+// For destructors and other no-throw paths: report on stderr, never throw.
+#define EMBER_CUDA_WARN(expr)                                                        \
+  do {                                                                               \
+    cudaError_t ember_err_ = (expr);                                                 \
+    if (ember_err_ != cudaSuccess)                                                   \
+      ::ember::detail::warn_cuda_error(static_cast<int>(ember_err_), #expr,          \
+                                       __FILE__, __LINE__);                          \
+  } while (0)
+
+// After every kernel launch.
+#define EMBER_KERNEL_LAUNCH_CHECK() EMBER_CUDA_CHECK(cudaGetLastError())
+#endif
+
+}  // namespace ember

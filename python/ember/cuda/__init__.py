@@ -1,0 +1,65 @@
+"""ember.cuda: torch.cuda's names and semantics.
+
+Everything here is either a direct binding of the C++ core or a thin context
+manager over one. Nothing initialises CUDA until it is needed:
+``is_available()`` and ``device_count()`` ask NVML, so the process may still fork.
+"""
+from ember import _C
+
+_c = _C.cuda
+
+CudaError = _c.CudaError
+OutOfMemoryError = _c.OutOfMemoryError
+
+is_available = _c.is_available
+device_count = _c.device_count
+init = _c.init
+is_initialized = _c.is_initialized
+current_device = _c.current_device
+set_device = _c.set_device
+synchronize = _c.synchronize
+mem_get_info = _c.mem_get_info
+get_device_properties = _c.get_device_properties
+get_device_name = _c.get_device_name
+get_device_capability = _c.get_device_capability
+_CudaDeviceProperties = _c._CudaDeviceProperties
+
+
+class device:
+    """Context manager that makes ``device`` current for its block and restores
+    the previous device on exit, also when the block raises.
+
+    ``device`` may be an int, ``"cuda:N"``, an ``ember.device``, or None (no-op).
+    """
+
+    __slots__ = ("idx", "prev_idx")
+
+    def __init__(self, device):
+        self.idx = _c._device_index(device)
+        self.prev_idx = -1
+
+    def __enter__(self):
+        self.prev_idx = _c._exchange_device(self.idx)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        _c._exchange_device(self.prev_idx)
+        return False
+
+
+class device_of(device):
+    """Context manager that makes the device of ``obj`` (a tensor) current; a
+    no-op for objects that are not on a CUDA device."""
+
+    __slots__ = ()
+
+    def __init__(self, obj):
+        idx = obj.get_device() if getattr(obj, "is_cuda", False) else -1
+        super().__init__(idx)
+
+
+__all__ = [
+    "CudaError", "OutOfMemoryError", "is_available", "device_count", "init", "is_initialized",
+    "current_device", "set_device", "synchronize", "mem_get_info", "get_device_properties",
+    "get_device_name", "get_device_capability", "device", "device_of",
+]
