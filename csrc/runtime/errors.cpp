@@ -4,6 +4,12 @@
 
 namespace ember::detail {
 
+void append(std::string& out, double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  out += buf;
+}
+
 #if EMBER_WITH_CUDA
 namespace {
 

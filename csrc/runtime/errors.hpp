@@ -13,9 +13,10 @@
 #pragma once
 
 #include <cstddef>
-#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #if EMBER_WITH_CUDA
 #include <cuda_runtime_api.h>
@@ -80,12 +81,33 @@ class OutOfMemoryError : public Error {
 
 namespace detail {
 
-// Builds a message from stream-able parts: str("x = ", 3).
+// Builds a message from parts: str("x = ", 3). Strings, chars, integers,
+// floating-point numbers and anything with a `std::string str() const`. No
+// iostreams: they depend on the process's C++ locale, which another library
+// loaded into Python may have set up with a different libstdc++.
+inline void append(std::string& out, const std::string& s) { out += s; }
+inline void append(std::string& out, const char* s) { out += s ? s : "(null)"; }
+inline void append(std::string& out, char c) { out += c; }
+inline void append(std::string& out, bool b) { out += b ? "True" : "False"; }
+void append(std::string& out, double v);
+template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+void append(std::string& out, T v) {
+  out += std::to_string(v);
+}
+template <typename T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+void append(std::string& out, T v) {
+  append(out, static_cast<double>(v));
+}
+template <typename T, typename = decltype(std::declval<const T&>().str())>
+void append(std::string& out, const T& v) {
+  out += v.str();
+}
+
 template <typename... Args>
 std::string str(const Args&... args) {
-  std::ostringstream os;
-  (os << ... << args);
-  return os.str();
+  std::string out;
+  (append(out, args), ...);
+  return out;
 }
 
 [[noreturn]] void throw_cuda_error(int code, const char* call, const char* file, int line);
