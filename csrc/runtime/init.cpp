@@ -54,6 +54,7 @@ int runtime_device_count() noexcept {
 }
 
 int count_without_init() {
+  if (!compiled_with_cuda()) return 0;  // a CPU-only build can use no GPU, whatever NVML sees
   const int nvml_count = nvml::device_count();
   if (nvml_count < 0) return runtime_device_count();  // no NVML: ask the runtime
   const int n = visible_device_count(std::getenv("CUDA_VISIBLE_DEVICES"), nvml_count,
