@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# One call's worth of GPU verification: build, full test suite, compute-sanitizer
+# over chosen tests, the raw-CUDA floor (limits.cu, if given) and the benchmarks.
+# Logs go to $OUT (or ./out). Usage:
+#   bash bench/gpu_check.sh [--sanitize "tests/test_x.py"] [--limits path/limits.cu] [--bench "runtime stream"]
+set -uo pipefail
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-out}; mkdir -p "$OUT"
+SANITIZE=""; LIMITS=""; BENCH=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sanitize) SANITIZE="$2"; shift 2 ;;
+    --limits) LIMITS="$2"; shift 2 ;;
+    --bench) BENCH="$2"; shift 2 ;;
+    *) echo "unknown argument $1"; exit 2 ;;
+  esac
+done
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+t0=$(date +%s)
+python3 -m pip install -q --no-build-isolation --no-deps . > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+echo "build: $(( $(date +%s) - t0 )) s"
+python3 -m pytest -q -p no:cacheprovider -rfE > "$OUT/pytest.log" 2>&1
+rc=$?
+grep -E "^(FAILED|ERROR)" "$OUT/pytest.log" | head -30
+echo "pytest: $(tail -1 "$OUT/pytest.log")"
+if [ -n "$SANITIZE" ]; then
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 99 --target-processes all \
+      python3 -m pytest -q -p no:cacheprovider -x $SANITIZE > "$OUT/sanitizer-$tool.log" 2>&1
+    echo "compute-sanitizer $tool: rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-$tool.log" | sort | uniq -c | tr '\n' ' ') $(tail -1 "$OUT/sanitizer-$tool.log")"
+  done
+fi
+if [ -n "$LIMITS" ]; then
+  nvcc -O2 -arch=sm_90 "$LIMITS" -o /tmp/limits && /tmp/limits > "$OUT/limits.log" 2>&1
+  cat "$OUT/limits.log"
+fi
+if [ -n "$BENCH" ]; then
+  python3 bench/run.py $BENCH > "$OUT/bench.log" 2>&1
+  sed -n '/^| what/,$p' "$OUT/bench.log"
+fi
+exit $rc
