@@ -23,8 +23,9 @@ def cycles_per_ms():
         pytest.skip("needs a GPU")
     cuda._sleep(1000)
     cuda.synchronize()
+    cuda._sleep(20_000_000)  # let the clocks ramp up before measuring
     start, end = cuda.Event(enable_timing=True), cuda.Event(enable_timing=True)
-    n = 20_000_000
+    n = 100_000_000
     start.record()
     cuda._sleep(n)
     end.record()
@@ -118,7 +119,7 @@ def test_elapsed_time_matches_the_host_clock(cycles_per_ms):
     end.synchronize()
     host_ms = (time.perf_counter() - t0) * 1e3
     gpu_ms = start.elapsed_time(end)
-    assert gpu_ms == pytest.approx(100, rel=0.15)
+    assert gpu_ms == pytest.approx(100, rel=0.25)
     assert abs(host_ms - gpu_ms) < 0.1 * gpu_ms + 3, (host_ms, gpu_ms)
     # Twice the cycles, twice the time.
     start.record(s)

@@ -67,9 +67,26 @@ std::string type_name(py::handle obj) {
   return py::str(py::type::of(obj).attr("__name__")).cast<std::string>();
 }
 
+PyTypeObject* g_stream_type = nullptr;    // ember.cuda.Stream, set by bind_stream
+PyTypeObject* g_external_type = nullptr;  // ember.cuda.ExternalStream
+
+// The PyStream inside an ember.cuda.Stream (or subclass) object; nullptr for
+// anything else. On the hot paths (every `with stream(s):` asks it several
+// times), so it reads the value pointer of pybind11's simple instance layout
+// directly (2 ns) instead of pybind11's generic cast (40-100 ns), and falls
+// back to the generic cast for other layouts.
 PyStream* as_stream(py::handle obj) {
-  if (!py::isinstance<PyStream>(obj)) return nullptr;
-  return obj.cast<PyStream*>();
+  if (!PyObject_TypeCheck(obj.ptr(), g_stream_type)) return nullptr;
+  auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
+  if (!inst->simple_layout) return obj.cast<PyStream*>();
+  void* value = inst->simple_value_holder[0];
+  EMBER_CHECK_TYPE(value != nullptr, "This ", type_name(obj),
+                   " object was never initialised: a subclass's __init__ must call "
+                   "super().__init__()");
+  if (PyObject_TypeCheck(obj.ptr(), g_external_type)) {
+    return static_cast<PyExternalStream*>(value);
+  }
+  return static_cast<PyStream*>(value);
 }
 
 py::object make_view(StreamView v, py::object keepalive = py::none()) {
@@ -374,6 +391,7 @@ Every ember API that takes a stream also takes any object with ``__cuda_stream__
         exit_stream(s.entered);
       });
   stream.attr("__module__") = "ember.cuda";
+  g_stream_type = reinterpret_cast<PyTypeObject*>(stream.ptr());
 
   py::class_<PyExternalStream, PyStream> external(c, "ExternalStream", R"doc(
 A stream made elsewhere (another library, a raw cudaStream_t), which ember never destroys:
@@ -392,6 +410,7 @@ handles 0, 1 and 2: the current device). A wrong device raises ValueError.
   external.def(py::init(external_init), "stream_ptr"_a, "device"_a = py::none())
       .def(py::init(external_init), py::kw_only(), "handle"_a, "device"_a = py::none());
   external.attr("__module__") = "ember.cuda";
+  g_external_type = reinterpret_cast<PyTypeObject*>(external.ptr());
 
   py::class_<StreamContext> context(c, "StreamContext", R"doc(
 Context manager that makes ``stream`` the current stream of its device for the block, and
