@@ -139,6 +139,15 @@ def test_exit_without_enter_is_an_error():
         ctx.__exit__(None, None, None)
 
 
+def test_uninitialised_stream_object_is_a_type_error():
+    raw = cuda.Stream.__new__(cuda.Stream)  # __init__ never ran
+    with pytest.raises(TypeError, match="never initialised.*super\\(\\).__init__"):
+        cuda.set_stream(raw)
+    with pytest.raises(TypeError, match="never initialised"):
+        with cuda.stream(raw):
+            pass
+
+
 @cpu_only
 @pytest.mark.parametrize("call", [
     lambda: cuda.Stream(),
@@ -180,6 +189,37 @@ def test_stream_properties():
     assert re.fullmatch(rf"<ember.cuda.Stream device=cuda:{d} cuda_stream=0x[0-9a-f]+>", repr(s))
     assert s.query() is True
     s.synchronize()
+
+
+@gpu
+def test_stream_errors_leave_the_process_usable():
+    n = cuda.device_count()
+    with pytest.raises(cuda.CudaError, match=f"Invalid device ordinal {n}"):
+        cuda.Stream(device=n)
+    with pytest.raises(cuda.CudaError, match="Invalid device ordinal"):
+        cuda.current_stream(n)
+    with pytest.raises(cuda.CudaError, match="Invalid device ordinal"):
+        cuda.ExternalStream(0, device=n)
+    s = cuda.Stream()
+    with pytest.raises(RuntimeError, match="without a matching __enter__"):
+        s.__exit__(None, None, None)
+    with s:
+        assert cuda.current_stream() == s
+    assert cuda.current_stream().cuda_stream == 0
+
+
+@gpu
+def test_python_subclass():
+    class MyStream(cuda.Stream):
+        def tag(self):
+            return "mine"
+
+    s = MyStream(priority=-1)
+    assert s.tag() == "mine" and isinstance(s, cuda.Stream)
+    with cuda.stream(s):
+        assert cuda.current_stream() is s
+    assert s == cuda.ExternalStream(s.cuda_stream)
+    assert repr(s).startswith(f"<{MyStream.__module__}.{MyStream.__qualname__} device=cuda:")
 
 
 @gpu

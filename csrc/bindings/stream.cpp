@@ -379,7 +379,10 @@ Every ember API that takes a stream also takes any object with ``__cuda_stream__
              const PyStream& s = self.cast<const PyStream&>();
              char hex[32];
              std::snprintf(hex, sizeof(hex), "%#llx", static_cast<unsigned long long>(s.view.id()));
-             return detail::str("<ember.cuda.", type_name(self), " device=cuda:", s.view.device(),
+             py::handle type = py::type::of(self);
+             const std::string cls = py::str(type.attr("__module__")).cast<std::string>() + "." +
+                                     py::str(type.attr("__qualname__")).cast<std::string>();
+             return detail::str("<", cls, " device=cuda:", s.view.device(),
                                 " cuda_stream=", s.view.id() == 0 ? "0x0" : hex, ">");
            })
       .def("__enter__",

@@ -132,7 +132,8 @@ void Event::create(int device) {
 
 void Event::destroy() noexcept {
   if (event_ == nullptr) return;
-  EMBER_CUDA_WARN(cudaEventDestroy(event_));
+  // A forked child cannot use the parent's events: forget them quietly.
+  if (!in_bad_fork()) EMBER_CUDA_WARN(cudaEventDestroy(event_));
   event_ = nullptr;
 }
 

@@ -152,6 +152,7 @@ Stream::Stream(int device, long long priority) {
 void Stream::release() noexcept {
   if (!owns_) return;
   owns_ = false;
+  if (in_bad_fork()) return;  // a forked child cannot use the parent's streams (or locks)
   DevicePool& p = pool(view_.device());
   std::lock_guard<std::mutex> lock(p.mu);
   try {
