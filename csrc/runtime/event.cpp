@@ -97,10 +97,6 @@ class ScratchEvent {
   cudaEvent_t event_ = nullptr;
 };
 
-// The device to make current for a call on stream `s`: only the special
-// handles need it.
-int guard_device(StreamView s) { return is_special_handle(s.handle()) ? s.device() : -1; }
-
 }  // namespace
 
 Event Event::from_ipc_handle(int device, const std::string& handle) {
@@ -147,14 +143,14 @@ void Event::record(StreamView s) {
         "on (streams of any device may wait on it): create another Event for cuda:",
         s.device(), "."));
   }
-  DeviceGuard guard(guard_device(s));
+  DeviceGuard guard(s.device());
   EMBER_CUDA_CHECK(cudaEventRecord(event_, s.handle()));
   recorded_ = true;
 }
 
 void Event::wait(StreamView s) const {
   if (event_ == nullptr) return;
-  DeviceGuard guard(guard_device(s));
+  DeviceGuard guard(s.device());
   EMBER_CUDA_CHECK(cudaStreamWaitEvent(s.handle(), event_, 0));
 }
 
@@ -215,10 +211,10 @@ void wait_stream(StreamView waiter, StreamView waitee) {
               waitee.device());
   ScratchEvent ev(waitee.device());
   {
-    DeviceGuard guard(guard_device(waitee));
+    DeviceGuard guard(waitee.device());
     EMBER_CUDA_CHECK(cudaEventRecord(ev.get(), waitee.handle()));
   }
-  DeviceGuard guard(guard_device(waiter));
+  DeviceGuard guard(waiter.device());
   EMBER_CUDA_CHECK(cudaStreamWaitEvent(waiter.handle(), ev.get(), 0));
 }
 

@@ -92,7 +92,7 @@ int clamp_priority(long long priority, int device) {
 }
 
 bool stream_query(StreamView s) {
-  DeviceGuard guard(is_special_handle(s.handle()) ? s.device() : -1);
+  DeviceGuard guard(s.device());
   const cudaError_t err = cudaStreamQuery(s.handle());
   if (err == cudaSuccess) return true;
   if (err == cudaErrorNotReady) {
@@ -104,12 +104,12 @@ bool stream_query(StreamView s) {
 }
 
 void stream_synchronize(StreamView s) {
-  DeviceGuard guard(is_special_handle(s.handle()) ? s.device() : -1);
+  DeviceGuard guard(s.device());
   EMBER_CUDA_CHECK(cudaStreamSynchronize(s.handle()));
 }
 
 int stream_priority(StreamView s) {
-  DeviceGuard guard(is_special_handle(s.handle()) ? s.device() : -1);
+  DeviceGuard guard(s.device());
   int priority = 0;
   EMBER_CUDA_CHECK(cudaStreamGetPriority(s.handle(), &priority));
   return priority;

@@ -62,8 +62,9 @@ void set_current_stream(StreamView s);
 StreamView default_stream(int device = -1);
 
 // True for the handles that mean "a default stream of the current device" to
-// CUDA: 0 (legacy), cudaStreamLegacy (1) and cudaStreamPerThread (2). Calls on
-// them need their device to be current; calls on other streams do not.
+// CUDA: 0 (legacy), cudaStreamLegacy (1) and cudaStreamPerThread (2): only the
+// current device tells which device's. Calls on a stream make its device
+// current for the call (a no-op when it already is), as torch does.
 inline bool is_special_handle(StreamHandle h) noexcept {
   return reinterpret_cast<uintptr_t>(h) <= 2;
 }
