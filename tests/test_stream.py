@@ -72,6 +72,7 @@ def test_names_match_torch():
     assert cuda.streams.Stream is cuda.Stream
     assert issubclass(cuda.ExternalStream, cuda.Stream)
     assert repr(cuda.Stream) == "<class 'ember.cuda.Stream'>"
+    assert cuda.Stream.__hash__ is not None  # hashable although it defines __eq__
 
 
 def test_stream_none_is_a_noop():
