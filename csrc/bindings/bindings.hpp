@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 
 #include "runtime/device.hpp"
+#include "runtime/stream.hpp"
 
 namespace py = pybind11;
 
@@ -14,6 +15,8 @@ void bind_errors(py::module_& m);
 void bind_device(py::module_& m);
 void bind_cuda_device(py::module_& cuda);
 void bind_demo(py::module_& m);
+void bind_stream(py::module_& cuda);
+void bind_event(py::module_& cuda);
 
 // A Device from what Python users pass: ember.device, "cuda:1", "cpu", or an
 // int (a CUDA ordinal). Throws TypeError/RuntimeError for anything else.
@@ -22,5 +25,11 @@ Device device_from_py(py::handle obj, py::handle index = py::none());
 // The CUDA ordinal meant by a `device=` argument: None or a negative int mean
 // "the current device" and give -1; "cpu" raises ValueError.
 int cuda_index_from_py(py::handle obj);
+
+// The stream a `stream=` argument names: None -> the current stream of the
+// current device; an ember.cuda.Stream; or any object with the CUDA stream
+// protocol, __cuda_stream__() -> (0, handle) (torch >= 2.10, CuPy, cuda.core).
+// Throws TypeError for anything else (defined in bindings/stream.cpp).
+cuda::StreamView stream_from_py(py::handle obj);
 
 }  // namespace ember::bindings

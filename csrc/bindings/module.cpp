@@ -10,4 +10,6 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_device(m);
   ember::bindings::bind_cuda_device(cuda);
   ember::bindings::bind_demo(m);
+  ember::bindings::bind_event(cuda);  // before bind_stream, whose methods take events
+  ember::bindings::bind_stream(cuda);
 }

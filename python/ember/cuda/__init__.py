@@ -24,6 +24,18 @@ get_device_name = _c.get_device_name
 get_device_capability = _c.get_device_capability
 _CudaDeviceProperties = _c._CudaDeviceProperties
 
+# Streams and events (csrc/runtime/stream.hpp, event.hpp): bound C++ classes and
+# functions, no Python wrappers on the hot paths.
+Stream = _c.Stream
+ExternalStream = _c.ExternalStream
+Event = _c.Event
+StreamContext = _c.StreamContext
+stream = _c.stream
+current_stream = _c.current_stream
+default_stream = _c.default_stream
+set_stream = _c.set_stream
+_sleep = _c._sleep
+
 
 class device:
     """Context manager that makes ``device`` current for its block and restores
@@ -62,4 +74,8 @@ __all__ = [
     "CudaError", "OutOfMemoryError", "is_available", "device_count", "init", "is_initialized",
     "current_device", "set_device", "synchronize", "mem_get_info", "get_device_properties",
     "get_device_name", "get_device_capability", "device", "device_of",
+    "Stream", "ExternalStream", "Event", "StreamContext", "stream", "current_stream",
+    "default_stream", "set_stream",
 ]
+
+from ember.cuda import streams  # noqa: E402  (torch.cuda.streams' place)
