@@ -1,5 +1,6 @@
 #include "runtime/errors.hpp"
 
+#include <cstdint>
 #include <cstdio>
 
 namespace ember::detail {
@@ -7,6 +8,13 @@ namespace ember::detail {
 void append(std::string& out, double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.6g", v);
+  out += buf;
+}
+
+void append(std::string& out, const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%#llx",
+                static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(p)));
   out += buf;
 }
 

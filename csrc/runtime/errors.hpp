@@ -90,6 +90,7 @@ inline void append(std::string& out, const char* s) { out += s ? s : "(null)"; }
 inline void append(std::string& out, char c) { out += c; }
 inline void append(std::string& out, bool b) { out += b ? "True" : "False"; }
 void append(std::string& out, double v);
+void append(std::string& out, const void* p);  // 0x-prefixed hex
 template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
 void append(std::string& out, T v) {
   out += std::to_string(v);
