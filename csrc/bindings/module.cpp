@@ -10,4 +10,6 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_device(m);
   ember::bindings::bind_cuda_device(cuda);
   ember::bindings::bind_demo(m);
+  ember::bindings::bind_memory(cuda);
+  ember::bindings::bind_memory_testing(m);
 }

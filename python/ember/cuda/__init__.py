@@ -24,6 +24,32 @@ get_device_name = _c.get_device_name
 get_device_capability = _c.get_device_capability
 _CudaDeviceProperties = _c._CudaDeviceProperties
 
+from ember.cuda import memory  # noqa: E402
+from ember.cuda.memory import (  # noqa: E402
+    _host_alloc,
+    _HostBuffer,
+    caching_allocator_alloc,
+    caching_allocator_delete,
+    caching_allocator_record_stream,
+    empty_cache,
+    get_per_process_memory_fraction,
+    host_memory_stats,
+    host_memory_stats_as_nested_dict,
+    max_memory_allocated,
+    max_memory_reserved,
+    memory_allocated,
+    memory_reserved,
+    memory_snapshot,
+    memory_stats,
+    memory_stats_as_nested_dict,
+    memory_summary,
+    reset_accumulated_host_memory_stats,
+    reset_accumulated_memory_stats,
+    reset_peak_host_memory_stats,
+    reset_peak_memory_stats,
+    set_per_process_memory_fraction,
+)
+
 
 class device:
     """Context manager that makes ``device`` current for its block and restores
@@ -62,4 +88,11 @@ __all__ = [
     "CudaError", "OutOfMemoryError", "is_available", "device_count", "init", "is_initialized",
     "current_device", "set_device", "synchronize", "mem_get_info", "get_device_properties",
     "get_device_name", "get_device_capability", "device", "device_of",
+    "memory", "memory_allocated", "max_memory_allocated", "memory_reserved",
+    "max_memory_reserved", "memory_stats", "memory_stats_as_nested_dict", "memory_summary",
+    "reset_peak_memory_stats", "reset_accumulated_memory_stats", "empty_cache",
+    "caching_allocator_alloc", "caching_allocator_delete", "caching_allocator_record_stream",
+    "set_per_process_memory_fraction", "get_per_process_memory_fraction", "memory_snapshot",
+    "host_memory_stats", "host_memory_stats_as_nested_dict", "reset_peak_host_memory_stats",
+    "reset_accumulated_host_memory_stats",
 ]

@@ -1,0 +1,129 @@
+#include "bindings/memory_args.hpp"
+
+#include "runtime/cuda_device.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/stream.hpp"
+
+namespace ember::bindings {
+
+namespace {
+
+std::string type_name(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
+
+bool is_int(PyObject* obj) { return PyLong_Check(obj) && !PyBool_Check(obj); }
+
+cuda::StreamHandle handle_from_int(PyObject* obj) {
+  void* h = PyLong_AsVoidPtr(obj);
+  if (h == nullptr && PyErr_Occurred()) throw py::error_already_set();
+  return static_cast<cuda::StreamHandle>(h);
+}
+
+// The device an ember/torch stream object says it is on; -1 if it says nothing.
+int device_of_stream_object(PyObject* obj) {
+  py::handle h(obj);
+  if (py::hasattr(h, "device_index")) {
+    py::object idx = h.attr("device_index");
+    if (is_int(idx.ptr())) return idx.cast<int>();
+  }
+  if (py::hasattr(h, "device")) {
+    py::object dev = h.attr("device");
+    if (py::hasattr(dev, "index")) {
+      py::object idx = dev.attr("index");
+      if (is_int(idx.ptr())) return idx.cast<int>();
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool parse_fastcall(const char* fname, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+                    const char* const* names, int count, int required, PyObject** out) {
+  for (int i = 0; i < count; ++i) out[i] = nullptr;
+  if (nargs > count) {
+    PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)", fname, count,
+                 nargs);
+    return false;
+  }
+  for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, k);
+    int found = -1;
+    for (int i = 0; i < count; ++i) {
+      if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0) found = i;
+    }
+    if (found < 0) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, key);
+      return false;
+    }
+    if (out[found] != nullptr) {
+      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
+                   names[found]);
+      return false;
+    }
+    out[found] = args[nargs + k];
+  }
+  for (int i = 0; i < required; ++i) {
+    if (out[i] == nullptr) {
+      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname, names[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+size_t size_from_py(PyObject* obj, const char* fname, const char* arg) {
+  if (!is_int(obj)) {
+    throw TypeError(detail::str(fname, "(): ", arg, " must be an int number of bytes, not ",
+                                type_name(obj)));
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (overflow < 0 || (overflow == 0 && v < 0)) {
+    throw ValueError(detail::str(fname, "(): ", arg, " must not be negative"));
+  }
+  if (overflow > 0) return static_cast<size_t>(-1);  // a request no device can satisfy
+  return static_cast<size_t>(v);
+}
+
+void* ptr_from_py(PyObject* obj, const char* fname) {
+  if (!is_int(obj)) {
+    throw TypeError(detail::str(fname, "(): expected the int address from "
+                                       "caching_allocator_alloc, not ",
+                                type_name(obj)));
+  }
+  void* p = PyLong_AsVoidPtr(obj);
+  if (p == nullptr && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw ValueError(detail::str(fname, "(): not a valid address"));
+  }
+  return p;
+}
+
+memory::Stream stream_from_py(PyObject* obj, int device) {
+  if (obj == nullptr || obj == Py_None) {
+    return cuda::current_stream(device < 0 ? cuda::current_device() : device);
+  }
+  if (device < 0 && !is_int(obj)) device = device_of_stream_object(obj);
+  if (device < 0) device = cuda::current_device();
+  if (is_int(obj)) return memory::Stream(handle_from_int(obj), device);
+  py::handle h(obj);
+  if (py::hasattr(h, "__cuda_stream__")) {
+    py::object t = h.attr("__cuda_stream__")();
+    if (py::isinstance<py::tuple>(t) && py::len(t) == 2 && is_int(t[py::int_(1)].ptr())) {
+      return memory::Stream(handle_from_int(t[py::int_(1)].ptr()), device);
+    }
+    throw TypeError("__cuda_stream__() must return a (version, handle) tuple");
+  }
+  if (py::hasattr(h, "cuda_stream")) {
+    py::object handle = h.attr("cuda_stream");
+    if (is_int(handle.ptr())) return memory::Stream(handle_from_int(handle.ptr()), device);
+  }
+  throw TypeError(detail::str("Invalid type for stream argument: expected None, an int stream "
+                              "handle, or a stream object (ember, torch or CuPy), not ",
+                              type_name(obj)));
+}
+
+}  // namespace ember::bindings
