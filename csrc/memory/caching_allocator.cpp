@@ -17,7 +17,8 @@
 //   When a stream finds nothing usable in its own list it takes a block freed
 //   on another stream, after making itself wait (cudaStreamWaitEvent, on the
 //   GPU, never the host) for an event recorded on that stream: memory is never
-//   stranded on the stream that freed it. record_stream(s) records an event on
+//   stranded on the stream that freed it. The rest of a taken block moves to
+//   the taker's free list. record_stream(s) records an event on
 //   s when the block is freed; the block goes to the free list with the event
 //   attached and whoever reuses it waits for the event on the GPU first.
 // - When cudaMalloc fails (or the memory-fraction cap refuses), the allocator
@@ -177,8 +178,9 @@ Block* CachingAllocator::alloc_found_block(Block* block, const Request& r) {
   const bool small = r.pool->is_small;
   const bool already_split = block->is_split();
   if (should_split(block, r.size)) {
-    // The front becomes the allocation; `remaining` keeps the rest, its stream
-    // and its dependencies, and goes back to the free list.
+    // The front becomes the allocation; `remaining` keeps the rest and goes
+    // back to the free list -- of the allocating stream, without dependencies:
+    // that stream has just been ordered after all of them (see satisfy_deps).
     Block* remaining = block;
     block = new_block();
     block->stream = r.stream;
@@ -191,6 +193,8 @@ Block* CachingAllocator::alloc_found_block(Block* block, const Request& r) {
     remaining->prev = block;
     remaining->ptr += r.size;
     remaining->size -= r.size;
+    remaining->stream = r.stream;
+    drop_deps(remaining);
     insert_free(remaining);
     if (already_split) {
       stats_.inactive_split_bytes.decrease(small, static_cast<int64_t>(block->size));

@@ -13,7 +13,14 @@
 // Events for streams are recorded when the block is taken, not when it is
 // freed: the free path stays free of CUDA calls, and an event recorded later
 // on the same stream orders the taker after at least the same work. The cost,
-// two CUDA calls, is paid only when memory changes streams.
+// two CUDA calls, is paid only when memory changes streams: once satisfied, a
+// block and the remainder split from it belong to the taker's stream with no
+// dependencies left.
+//
+// The streams a free block depends on must still exist when it is taken: a
+// stream must outlive the memory freed on it until that memory is reused or
+// released (empty_cache). Streams from ember's and torch's pools live as long
+// as the process.
 #include "memory/caching_allocator.hpp"
 
 namespace ember::memory {
@@ -65,8 +72,9 @@ void CachingAllocator::satisfy_deps(Block* block, Stream stream) {
   for (const Stream& s : block->foreign) {
     if (s.id() != stream.id()) order_after(s);
   }
-  // Events that have completed are dropped; the others are waited for. Those
-  // stay attached: a split keeps them with the remaining free block.
+  // Events that have completed are dropped; the others are waited for. The
+  // caller then drops the dependencies (they are satisfied for `stream`) and
+  // hands the block, and any remainder split from it, to `stream`.
   std::vector<PendingEvent>& evs = block->events;
   size_t kept = 0;
   for (size_t i = 0; i < evs.size(); ++i) {

@@ -55,7 +55,7 @@ StressResult stress(CachingAllocator& allocator, const std::vector<Stream>& stre
       StressResult& r = results[t];
       try {
         for (int i = 0; i < iterations; ++i) {
-          const bool do_alloc = live.empty() || (rng() % 100) < 55;
+          const bool do_alloc = live.empty() || (rng() % 100) < 50;
           if (do_alloc) {
             const auto size = static_cast<size_t>(std::exp(log_size(rng)));
             const Stream s = streams[rng() % streams.size()];
