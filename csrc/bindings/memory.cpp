@@ -319,8 +319,15 @@ void bind_memory(py::module_& cuda) {
       "caching_allocator_record_stream",
       [](py::handle ptr, py::handle stream) {
         EMBER_CHECK_TYPE(!stream.is_none(), "caching_allocator_record_stream: pass a stream");
-        memory::record_stream(ptr_from_py(ptr.ptr(), "caching_allocator_record_stream"),
-                              stream_from_py(stream.ptr(), -1));
+        void* p = ptr_from_py(ptr.ptr(), "caching_allocator_record_stream");
+        if (PyLong_Check(stream.ptr()) && !PyBool_Check(stream.ptr())) {
+          // A bare handle: a stream of the allocation's device.
+          memory::record_stream(p, static_cast<cuda::StreamHandle>(PyLong_AsVoidPtr(stream.ptr())),
+                                -1);
+        } else {
+          const memory::Stream s = stream_from_py(stream.ptr(), -1);
+          memory::record_stream(p, s.handle(), s.device());
+        }
       },
       py::arg("mem_ptr"), py::arg("stream"),
       "The allocation at mem_ptr is used by work on `stream`: when it is freed, its memory is "

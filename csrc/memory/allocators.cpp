@@ -61,11 +61,11 @@ void raw_delete(void* ptr) {
   unknown_pointer(ptr, "caching_allocator_delete");
 }
 
-void record_stream(void* ptr, Stream stream) {
+void record_stream(void* ptr, cuda::StreamHandle handle, int device) {
   const int n = g_slots.load(std::memory_order_acquire);
   for (int d = 0; d < n; ++d) {
     CachingAllocator* a = existing_device_allocator(d);
-    if (a != nullptr && a->try_record_stream(ptr, stream)) return;
+    if (a != nullptr && a->try_record_stream(ptr, Stream(handle, device < 0 ? d : device))) return;
   }
   unknown_pointer(ptr, "record_stream");
 }

@@ -22,8 +22,9 @@ CachingAllocator* existing_device_allocator(int device) noexcept;
 void* raw_alloc(size_t size, int device, Stream stream);
 // Frees memory from raw_alloc (nullptr: no-op). ValueError for any other pointer.
 void raw_delete(void* ptr);
-// The allocation at `ptr` is used by work on `stream` (see CachingAllocator).
-void record_stream(void* ptr, Stream stream);
+// The allocation at `ptr` is used by work on the stream `handle` of `device`
+// (see CachingAllocator); device < 0: the allocation's device.
+void record_stream(void* ptr, cuda::StreamHandle handle, int device);
 
 // Returns the unused cached memory of every device, and of the pinned host
 // allocator, to the driver.
