@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "memory/backing.hpp"
+#include "memory/node_pool.hpp"
 
 namespace ember::memory {
 
@@ -59,7 +60,12 @@ struct BlockLess {
 
 struct BlockPool {
   explicit BlockPool(bool small) : is_small(small) {}
-  std::set<Block*, BlockLess> blocks;
+  BlockPool(const BlockPool&) = delete;
+  BlockPool& operator=(const BlockPool&) = delete;
+
+  NodePool nodes;  // the tree's nodes, recycled (declared first: outlives `blocks`)
+  std::set<Block*, BlockLess, PoolAllocator<Block*>> blocks{BlockLess{},
+                                                            PoolAllocator<Block*>(&nodes)};
   const bool is_small;
   // Counts free-list searches while garbage collection is on; a block's age is
   // the number of searches since it was cached.

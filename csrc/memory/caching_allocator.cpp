@@ -92,8 +92,9 @@ CachingAllocator::~CachingAllocator() {
   }
   for (Block* b : all) {
     drop_deps(b);
-    delete_block(b);
+    delete b;
   }
+  for (Block* b : spare_blocks_) delete b;
 }
 
 size_t CachingAllocator::round_size(size_t size) const noexcept {
@@ -124,8 +125,64 @@ void* CachingAllocator::allocate(size_t size, Stream stream) {
   r.pool = r.size <= kSmallSize ? &small_blocks_ : &large_blocks_;
   r.alloc_size = allocation_size(r.size);
   Block* b = config_.caching ? malloc_locked(r) : malloc_uncached(r);
-  allocated_.emplace(b->ptr, b);
+  remember(b);
   return b->ptr;
+}
+
+namespace {
+constexpr size_t kMaxSpare = 4096;
+}  // namespace
+
+Block* CachingAllocator::new_block() {
+  if (spare_blocks_.empty()) return new Block();
+  Block* b = spare_blocks_.back();
+  spare_blocks_.pop_back();
+  return b;
+}
+
+void CachingAllocator::delete_block(Block* b) noexcept {
+  if (spare_blocks_.size() >= kMaxSpare) {
+    delete b;
+    return;
+  }
+  b->stream = Stream();
+  b->size = b->requested_size = 0;
+  b->pool = nullptr;
+  b->ptr = nullptr;
+  b->allocated = false;
+  b->prev = b->next = nullptr;
+  b->gc_count_base = 0;
+  b->stream_uses.clear();
+  b->foreign.clear();
+  b->events.clear();
+  try {
+    spare_blocks_.push_back(b);
+  } catch (...) {
+    delete b;
+  }
+}
+
+void CachingAllocator::remember(Block* b) {
+  if (spare_nodes_.empty()) {
+    allocated_.emplace(b->ptr, b);
+    return;
+  }
+  auto node = std::move(spare_nodes_.back());
+  spare_nodes_.pop_back();
+  node.key() = b->ptr;
+  node.mapped() = b;
+  allocated_.insert(std::move(node));
+}
+
+void CachingAllocator::forget(std::unordered_map<void*, Block*>::iterator it) noexcept {
+  auto node = allocated_.extract(it);
+  if (spare_nodes_.size() < kMaxSpare) {
+    try {
+      spare_nodes_.push_back(std::move(node));
+    } catch (...) {
+      // The node is freed with `node`.
+    }
+  }
 }
 
 Block* CachingAllocator::malloc_locked(Request& r) {
@@ -228,12 +285,12 @@ bool CachingAllocator::try_deallocate(void* ptr) {
   Block* b = it->second;
   if (!config_.caching) {
     backing_->free(b->ptr);  // cudaFree waits for the device: no events needed
-    allocated_.erase(it);
+    forget(it);
     free_locked(b);
     return true;
   }
   if (!b->stream_uses.empty()) record_use_events(b);  // throws before any change
-  allocated_.erase(it);
+  forget(it);
   free_locked(b);
   return true;
 }

@@ -134,8 +134,11 @@ class CachingAllocator {
   size_t largest_free_block_locked() const;
   size_t device_total();
 
-  Block* new_block() { return new Block(); }
-  void delete_block(Block* b) noexcept { delete b; }
+  // Blocks and pointer-map nodes are recycled: the hot path calls no malloc.
+  Block* new_block();
+  void delete_block(Block* b) noexcept;
+  void remember(Block* b);
+  void forget(std::unordered_map<void*, Block*>::iterator it) noexcept;
 
   std::unique_ptr<DeviceBacking> backing_;
   const AllocatorConfig config_;
@@ -143,7 +146,9 @@ class CachingAllocator {
   DeviceStats stats_;
   BlockPool small_blocks_{true};
   BlockPool large_blocks_{false};
-  std::unordered_map<void*, Block*> allocated_;
+  std::unordered_map<void*, Block*> allocated_;  // live allocations by address
+  std::vector<std::unordered_map<void*, Block*>::node_type> spare_nodes_;
+  std::vector<Block*> spare_blocks_;
   EventPool<DeviceBacking> events_;
   size_t limit_ = std::numeric_limits<size_t>::max();  // cap on reserved bytes; max: none
   double fraction_ = 1.0;
