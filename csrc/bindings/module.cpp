@@ -12,4 +12,6 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_demo(m);
   ember::bindings::bind_event(cuda);  // before bind_stream, whose methods take events
   ember::bindings::bind_stream(cuda);
+  ember::bindings::bind_memory(cuda);
+  ember::bindings::bind_memory_testing(m);
 }

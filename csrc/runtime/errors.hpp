@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -86,6 +87,7 @@ namespace detail {
 // iostreams: they depend on the process's C++ locale, which another library
 // loaded into Python may have set up with a different libstdc++.
 inline void append(std::string& out, const std::string& s) { out += s; }
+inline void append(std::string& out, std::string_view s) { out += s; }
 inline void append(std::string& out, const char* s) { out += s ? s : "(null)"; }
 inline void append(std::string& out, char c) { out += c; }
 inline void append(std::string& out, bool b) { out += b ? "True" : "False"; }

@@ -35,6 +35,31 @@ current_stream = _c.current_stream
 default_stream = _c.default_stream
 set_stream = _c.set_stream
 _sleep = _c._sleep
+from ember.cuda import memory  # noqa: E402
+from ember.cuda.memory import (  # noqa: E402
+    _host_alloc,
+    _HostBuffer,
+    caching_allocator_alloc,
+    caching_allocator_delete,
+    caching_allocator_record_stream,
+    empty_cache,
+    get_per_process_memory_fraction,
+    host_memory_stats,
+    host_memory_stats_as_nested_dict,
+    max_memory_allocated,
+    max_memory_reserved,
+    memory_allocated,
+    memory_reserved,
+    memory_snapshot,
+    memory_stats,
+    memory_stats_as_nested_dict,
+    memory_summary,
+    reset_accumulated_host_memory_stats,
+    reset_accumulated_memory_stats,
+    reset_peak_host_memory_stats,
+    reset_peak_memory_stats,
+    set_per_process_memory_fraction,
+)
 
 
 class device:
@@ -76,6 +101,13 @@ __all__ = [
     "get_device_name", "get_device_capability", "device", "device_of",
     "Stream", "ExternalStream", "Event", "StreamContext", "stream", "current_stream",
     "default_stream", "set_stream",
+    "memory", "memory_allocated", "max_memory_allocated", "memory_reserved",
+    "max_memory_reserved", "memory_stats", "memory_stats_as_nested_dict", "memory_summary",
+    "reset_peak_memory_stats", "reset_accumulated_memory_stats", "empty_cache",
+    "caching_allocator_alloc", "caching_allocator_delete", "caching_allocator_record_stream",
+    "set_per_process_memory_fraction", "get_per_process_memory_fraction", "memory_snapshot",
+    "host_memory_stats", "host_memory_stats_as_nested_dict", "reset_peak_host_memory_stats",
+    "reset_accumulated_host_memory_stats",
 ]
 
 from ember.cuda import streams  # noqa: E402  (torch.cuda.streams' place)
