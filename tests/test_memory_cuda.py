@@ -90,10 +90,20 @@ PARITY_KEYS = ["allocated_bytes.all.current", "reserved_bytes.all.current",
 
 
 def test_same_sequence_same_figures_as_torch(torch):
+    # In a fresh process, so that neither allocator starts with blocks cached
+    # by earlier tests (which would change where later requests land).
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = (f"import sys; sys.path.insert(0, {here!r}); import torch, test_memory_cuda as t; "
+            "t.run_parity_sequence(torch); print('parity ok')")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.strip().endswith("parity ok")
+
+
+def run_parity_sequence(torch):
     torch.cuda.synchronize()
     torch.cuda.empty_cache()
-    if torch.cuda.memory_reserved() != 0:
-        pytest.skip("torch holds memory from an earlier test: run this file on its own")
+    assert torch.cuda.memory_reserved() == 0 and cuda.memory_reserved() == 0
     e0 = {k: cuda.memory_stats()[k] for k in PARITY_KEYS}
     t0 = {k: torch.cuda.memory_stats().get(k, 0) for k in PARITY_KEYS}
     e_live, t_live = [], []
