@@ -24,9 +24,10 @@ rc=$?
 grep -E "^(FAILED|ERROR)" "$OUT/pytest.log" | head -30
 echo "pytest: $(tail -1 "$OUT/pytest.log")"
 if [ -n "$SANITIZE" ]; then
+  eval "sargs=($SANITIZE)"
   for tool in memcheck racecheck; do
     compute-sanitizer --tool $tool --error-exitcode 99 --target-processes all \
-      python3 -m pytest -q -p no:cacheprovider -x $SANITIZE > "$OUT/sanitizer-$tool.log" 2>&1
+      python3 -m pytest -q -p no:cacheprovider "${sargs[@]}" > "$OUT/sanitizer-$tool.log" 2>&1
     echo "compute-sanitizer $tool: rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-$tool.log" | sort | uniq -c | tr '\n' ' ') $(tail -1 "$OUT/sanitizer-$tool.log")"
   done
 fi
