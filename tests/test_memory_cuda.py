@@ -258,18 +258,21 @@ def test_allocate_until_oom_recovers_each_time():
     chunk = GiB
     for round_ in range(3):
         live = []
-        with pytest.raises(cuda.OutOfMemoryError) as info:
-            while True:
-                live.append(cuda.caching_allocator_alloc(chunk))
-        e = info.value
-        assert isinstance(e, RuntimeError) and len(live) > 0
-        assert e.requested == chunk and e.gpu_total == total and e.device == 0
-        assert e.allocated == base_allocated + len(live) * chunk
-        assert str(e).startswith("CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a "
-                                 "total capacity of ")
-        assert "is allocated by ember" in str(e)
-        for p in live:
-            cuda.caching_allocator_delete(p)
+        try:
+            with pytest.raises(cuda.OutOfMemoryError) as info:
+                while True:
+                    live.append(cuda.caching_allocator_alloc(chunk))
+            e = info.value
+            assert isinstance(e, RuntimeError) and len(live) > 0
+            assert e.requested == chunk and e.gpu_total == total and e.device == 0
+            assert e.allocated == base_allocated + len(live) * chunk
+            # torch's format: exactly 1 GiB is "1024.00 MiB".
+            assert str(e).startswith("CUDA out of memory. Tried to allocate 1024.00 MiB. GPU 0 "
+                                     "has a total capacity of ")
+            assert "is allocated by ember" in str(e)
+        finally:
+            for p in live:
+                cuda.caching_allocator_delete(p)
         assert cuda.memory_allocated() == base_allocated
     assert cuda.memory_stats()["num_ooms"] >= 3
     p = cuda.caching_allocator_alloc(MiB)  # the process keeps working

@@ -279,8 +279,9 @@ def test_priority_range_and_clamping():
 def test_priority_range_matches_the_driver():
     # torch caps its range at its own pool count ((0, -3) on Hopper); the
     # driver's range, which ember reports, is what CuPy reads.
-    cupy = pytest.importorskip("cupy")
-    least, greatest = cupy.cuda.runtime.deviceGetStreamPriorityRange()
+    runtime = pytest.importorskip("cuda.bindings.runtime")
+    err, least, greatest = runtime.cudaDeviceGetStreamPriorityRange()
+    assert err == runtime.cudaError_t.cudaSuccess
     assert cuda.Stream.priority_range() == (least, greatest)
     s = cuda.Stream(priority=-3)
     torch = pytest.importorskip("torch")
