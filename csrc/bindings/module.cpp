@@ -10,4 +10,5 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_device(m);
   ember::bindings::bind_cuda_device(cuda);
   ember::bindings::bind_demo(m);
+  ember::bindings::bind_dtype(m);
 }
