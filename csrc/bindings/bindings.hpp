@@ -15,6 +15,8 @@ void bind_device(py::module_& m);
 void bind_cuda_device(py::module_& cuda);
 void bind_demo(py::module_& m);
 void bind_dtype(py::module_& m);
+void bind_tensor(py::module_& m);
+void bind_tensor_creation(py::module_& m);
 
 // A Device from what Python users pass: ember.device, "cuda:1", "cpu", or an
 // int (a CUDA ordinal). Throws TypeError/RuntimeError for anything else.

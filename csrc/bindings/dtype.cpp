@@ -63,6 +63,11 @@ ScalarType dtype_from_py(py::handle obj) {
       py::repr(obj).cast<std::string>()));
 }
 
+std::optional<ScalarType> optional_dtype(py::handle obj) {
+  if (obj.is_none()) return std::nullopt;
+  return dtype_from_py(obj);
+}
+
 void bind_dtype(py::module_& m) {
   auto cls = py::class_<DType>(m, "dtype", R"doc(
 An element type, like torch.dtype: ember.bool, uint8, int8, int16, int32, int64,

@@ -11,4 +11,6 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_cuda_device(cuda);
   ember::bindings::bind_demo(m);
   ember::bindings::bind_dtype(m);
+  ember::bindings::bind_tensor(m);
+  ember::bindings::bind_tensor_creation(m);
 }
