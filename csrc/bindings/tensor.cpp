@@ -113,6 +113,7 @@ void def_dtype_method(py::class_<Tensor>& cls, const char* name, ScalarType t) {
 }
 
 Tensor legacy_constructor(py::args args) {
+  if (args.size() == 0) return Tensor::empty({0}, default_dtype(), kCpu);
   if (args.size() == 1) {
     py::handle a = args[0];
     if (PyList_Check(a.ptr()) || PyTuple_Check(a.ptr()) || is_numpy_array(a) || is_tensor(a)) {

@@ -23,10 +23,10 @@ struct Options {
 Options options(py::handle dtype, py::handle device, bool pin_memory, bool requires_grad,
                 const char* fn, ScalarType fallback) {
   check_requires_grad(requires_grad, fn);
-  Options o{dtype.is_none() ? fallback : dtype_from_py(dtype), device_arg(device), pin_memory};
-  EMBER_CHECK(!o.pin || o.device.is_cpu(), fn, "(): only CPU tensors can be pinned, but "
-              "pin_memory=True was given with device='", o.device.str(), "'");
-  return o;
+  const Device d = device.is_none() ? Device(DeviceType::CPU) : device_from_py(device);
+  EMBER_CHECK(!pin_memory || d.is_cpu(), fn, "(): only CPU tensors can be pinned, but "
+              "pin_memory=True was given with device='", d.str(), "'");
+  return Options{dtype.is_none() ? fallback : dtype_from_py(dtype), resolve_device(d), pin_memory};
 }
 
 Tensor make_empty(const Shape& size, const Options& o) {

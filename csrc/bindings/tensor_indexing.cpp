@@ -102,11 +102,20 @@ Parsed apply(const Tensor& self, py::handle index) {
   Tensor v = self;
   int64_t d = 0;        // the dim of v the next item applies to
   int64_t covered = 0;  // dims of v that `indices` describes
+  int64_t real_dim = 0; // the dim of self the next item applies to
   for (const Item& it : items) {
     switch (it.kind) {
-      case Kind::Int:
+      case Kind::Int: {
+        // Errors name the dim of self (torch's real_dim), not of the view.
+        const int64_t n = v.sizes()[d];
+        if (it.i < -n || it.i >= n) {
+          throw IndexError(detail::str("index ", it.i, " is out of bounds for dimension ",
+                                       real_dim, " with size ", n));
+        }
         v = select(v, d, it.i);
+        ++real_dim;
         break;
+      }
       case Kind::Slice: {
         Py_ssize_t start, stop, step;
         if (PySlice_Unpack(it.obj.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
@@ -115,6 +124,7 @@ Parsed apply(const Tensor& self, py::handle index) {
         v = slice(v, d, s->start == Py_None ? std::nullopt : std::optional<int64_t>(start),
                   s->stop == Py_None ? std::nullopt : std::optional<int64_t>(stop), step);
         ++d;
+        ++real_dim;
         break;
       }
       case Kind::None:
@@ -123,6 +133,7 @@ Parsed apply(const Tensor& self, py::handle index) {
         break;
       case Kind::Ellipsis:
         d += self.dim() - used;
+        real_dim += self.dim() - used;
         break;
       case Kind::Bool:
         v = unsqueeze(v, d);
@@ -136,6 +147,7 @@ Parsed apply(const Tensor& self, py::handle index) {
         out.indices.insert(out.indices.end(), d - covered, Tensor());
         out.indices.push_back(it.t);
         d += consumed(it);
+        real_dim += consumed(it);
         covered = d;
         break;
     }

@@ -31,9 +31,10 @@ struct LinspaceParams {
 };
 
 // torch's symmetric formula: the first half counts up from start, the second
-// half down from end.
+// half down from end (one step: just start).
 template <typename T>
 EMBER_HD_INLINE T linspace_value(const LinspaceParams& p, int64_t i) {
+  if (p.n == 1) return convert<T, double>(p.start);
   const double v = i < p.n / 2 ? p.start + p.step * static_cast<double>(i)
                                : p.end - p.step * static_cast<double>(p.n - i - 1);
   return convert<T, double>(v);

@@ -224,7 +224,12 @@ void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Te
   const Plan p = make_plan(self, indices);
   // Values in self's dtype on self's device, broadcast to the indexed shape.
   Tensor v = to(values, self.device(), self.dtype());
-  const Shape b = broadcast_shapes(p.out_shape, v.sizes());
+  Shape b;
+  try {
+    b = broadcast_shapes(p.out_shape, v.sizes());
+  } catch (const Error&) {
+    b.clear();
+  }
   if (b != p.out_shape) {
     throw Error(detail::str("shape mismatch: value tensor of shape ", shape_str(values.sizes()),
                             " cannot be broadcast to indexing result of shape ",
