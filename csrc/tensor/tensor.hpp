@@ -28,8 +28,10 @@ struct TensorImpl {
   ScalarType dtype = ScalarType::Float32;
   bool contiguous = true;
 
+  // Throws RuntimeError when the element count overflows int64 (an expand
+  // to 2**80 elements), so no tensor ever holds a wrapped numel.
   void refresh() {
-    numel = numel_of(sizes);
+    numel = checked_numel(sizes);
     contiguous = ember::is_contiguous(sizes, strides);
   }
 };
