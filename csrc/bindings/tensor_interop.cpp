@@ -129,7 +129,8 @@ cudaStream_t stream_from_protocol(int64_t s) {
 // Work queued later on `consumer` waits (on the GPU) for what is queued now on
 // `producer`. Never blocks the host.
 void order_after(int device, cudaStream_t producer, cudaStream_t consumer) {
-  if (producer == consumer) return;
+  auto same = [](cudaStream_t s) { return s == nullptr ? cudaStreamLegacy : s; };
+  if (same(producer) == same(consumer)) return;
   cuda::DeviceGuard guard(device);
   cudaEvent_t e = nullptr;
   EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));

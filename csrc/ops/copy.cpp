@@ -221,8 +221,11 @@ Tensor to(const Tensor& t, const Device& device, ScalarType dtype, bool non_bloc
   if (!copy && dev == t.device() && dtype == t.dtype() && (!pin_memory || t.is_pinned())) {
     return t;
   }
+  // As torch: a non_blocking copy from a GPU to the CPU lands in pinned
+  // memory, so that it can stay asynchronous.
+  const bool pin = dev.is_cpu() && (pin_memory || (non_blocking && t.is_cuda()));
   Tensor out = Tensor::empty_strided(t.sizes(), dense_strides_like(t.sizes(), t.strides()), dtype,
-                                     dev, pin_memory && dev.is_cpu());
+                                     dev, pin);
   copy_(out, t, non_blocking);
   return out;
 }

@@ -25,6 +25,8 @@ void copy_(const Tensor& dst, const Tensor& src, bool non_blocking = false);
 
 // A tensor on `device` with `dtype`: `t` itself when nothing changes and
 // copy is false, otherwise a new tensor (dense, with t's dimension order).
+// GPU -> CPU with non_blocking allocates the result in pinned memory and
+// returns before the copy has finished (synchronise before reading it).
 Tensor to(const Tensor& t, const Device& device, ScalarType dtype, bool non_blocking = false,
           bool copy = false, bool pin_memory = false);
 

@@ -93,11 +93,18 @@ StorageImpl::~StorageImpl() {
 }
 
 void StorageImpl::record_stream(cuda::StreamView stream) {
-  if (kind_ != MemoryKind::Device || data_.ptr == nullptr) return;
-  // replaced by the caching allocator (issue 4) at merge:
-  //   memory::record_stream(data_.ptr, stream);
-  // cudaFree synchronises the device, so cudaMalloc'd memory needs no record.
-  (void)stream;
+  if (data_.ptr == nullptr) return;
+  if (kind_ == MemoryKind::Device) {
+    // replaced by the caching allocator (issue 4) at merge:
+    //   memory::record_stream(data_.ptr, stream);
+    // cudaFree synchronises the device, so cudaMalloc'd memory needs no record.
+    (void)stream;
+  } else if (kind_ == MemoryKind::Pinned) {
+    // replaced by the pinned host allocator (issue 4) at merge: record an event
+    // on `stream` so the block is not handed out again before the copies
+    // queued there have finished. cudaFreeHost synchronises, so nothing now.
+    (void)stream;
+  }
 }
 
 namespace {

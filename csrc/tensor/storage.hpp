@@ -50,8 +50,10 @@ class StorageImpl {
 
   // Tells the allocator that work queued on `stream` uses this memory, so it
   // is not reused before that work finishes when the storage dies (torch's
-  // Tensor.record_stream). A no-op for foreign memory and, until the caching
-  // allocator is plugged in, for cudaMalloc'd memory (cudaFree waits anyway).
+  // Tensor.record_stream; ember also calls it for pinned host memory that a
+  // non_blocking copy reads or writes). A no-op for foreign memory and, until
+  // the caching allocators are plugged in, for cudaMalloc'd/cudaHostAlloc'd
+  // memory (cudaFree and cudaFreeHost wait for the device anyway).
   void record_stream(cuda::StreamView stream);
 
  private:
