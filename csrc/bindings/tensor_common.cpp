@@ -196,10 +196,17 @@ Scalar scalar_arg(py::handle obj, const char* fn, const char* arg) {
                               type_name(obj)));
 }
 
-Device device_arg(py::handle obj) {
-  if (obj.is_none()) return Device(DeviceType::CPU);
-  return resolve_device(device_from_py(obj));
+Device device_spec(py::handle obj) {
+  PyObject* p = obj.ptr();
+  if (p == Py_None) return Device(DeviceType::CPU);
+  if (PyUnicode_Check(p)) {  // the common spellings without parsing
+    if (PyUnicode_CompareWithASCIIString(p, "cuda") == 0) return Device(DeviceType::CUDA);
+    if (PyUnicode_CompareWithASCIIString(p, "cpu") == 0) return Device(DeviceType::CPU);
+  }
+  return device_from_py(obj);
 }
+
+Device device_arg(py::handle obj) { return resolve_device(device_spec(obj)); }
 
 void check_requires_grad(bool requires_grad, const char* fn) {
   if (requires_grad) {

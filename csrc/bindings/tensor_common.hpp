@@ -50,6 +50,8 @@ bool is_scalar_like(py::handle obj);
 Scalar scalar_arg(py::handle obj, const char* fn, const char* arg);
 // A device argument: None -> CPU; CUDA devices get their index resolved.
 Device device_arg(py::handle obj);
+// The same without resolving the index (no CUDA call).
+Device device_spec(py::handle obj);
 // requires_grad=True is refused until autograd exists.
 void check_requires_grad(bool requires_grad, const char* fn);
 // The Python type name of obj, for messages.
