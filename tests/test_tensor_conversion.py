@@ -201,3 +201,49 @@ def test_attributes():
     assert t[1:].storage_offset() == 3 and t[:, 1].storage_offset() == 1
     with pytest.raises(RuntimeError, match="CUDA tensor"):
         t.record_stream(None)
+
+
+# ---- property-based: strided copies with broadcasting and conversion vs NumPy --
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@st.composite
+def strided_view(draw, shape):
+    """A random view (slices with steps, transposes) of a bigger array, as an index."""
+    big = tuple(s * draw(st.integers(1, 2)) + draw(st.integers(0, 1)) for s in shape)
+    index = []
+    for s, b in zip(shape, big):
+        step = draw(st.integers(1, 2)) if b >= 2 * s else 1
+        start = draw(st.integers(0, b - s * step)) if b - s * step > 0 else 0
+        index.append(slice(start, start + s * step, step))
+    perm = draw(st.permutations(range(len(shape))))
+    return big, tuple(index), perm
+
+
+@settings(max_examples=150, deadline=None)
+@given(shape=st.lists(st.integers(1, 4), min_size=0, max_size=4).map(tuple), data=st.data())
+def test_random_strided_copies_match_numpy(shape, data):
+    src_dtype = data.draw(st.sampled_from(NP))
+    dst_dtype = data.draw(st.sampled_from(NP))
+    big, index, perm = data.draw(strided_view(shape))
+    np_index = index + (Ellipsis,)  # NumPy returns a 0-d view, not a scalar
+    dst_np = np.zeros(big, dtype=dst_dtype)
+    dst_view_np = dst_np[np_index].transpose(perm)
+    # The source broadcasts: drop some leading dims and set some sizes to 1.
+    target = dst_view_np.shape
+    k = data.draw(st.integers(0, len(target)))
+    src_shape = tuple(1 if data.draw(st.booleans()) else s for s in target[k:])
+    src_np = (np.arange(int(np.prod(src_shape)) or 1)[: int(np.prod(src_shape))] % 100).astype(
+        src_dtype).reshape(src_shape)
+    src_big = np.zeros(tuple(s * 2 for s in src_shape), dtype=src_dtype)
+    src_big[tuple(slice(0, None, 2) for _ in src_shape)] = src_np
+    src_view_np = src_big[tuple(slice(0, None, 2) for _ in src_shape)]
+    dst = ember.from_numpy(dst_np)[index].permute(*perm)
+    src = ember.from_numpy(src_big)[tuple(slice(0, None, 2) for _ in src_shape)]
+    dst.copy_(src)
+    expected = np.zeros(big, dtype=dst_dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        expected[np_index].transpose(perm)[...] = np.broadcast_to(src_view_np, target).astype(
+            dst_dtype)
+    np.testing.assert_array_equal(dst_np, expected)

@@ -309,3 +309,27 @@ def test_cat_and_stack_errors():
         ember.stack([ember.zeros(2), ember.zeros(3)])
     with pytest.raises(TypeError, match="Tensors"):
         ember.cat([ember.zeros(2), [1, 2]])
+
+
+def test_creation_keywords_and_argument_errors():
+    t = ember.empty(2, 3, dtype=ember.int16, device="cpu", pin_memory=False, requires_grad=False,
+                    layout=None, memory_format=None)
+    assert t.shape == (2, 3) and t.dtype is ember.int16
+    assert ember.zeros([2], device=ember.device("cpu")).tolist() == [0.0, 0.0]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
+        ember.empty(2, foo=1)
+    with pytest.raises(TypeError, match="must be tuple of ints, but found element of type float"):
+        ember.zeros(2.0)
+    with pytest.raises(TypeError, match="must be tuple of ints"):
+        ember.ones((2, "3"))
+
+
+def test_tensor_can_be_subclassed():
+    class MyTensor(ember.Tensor):
+        def double_shape(self):
+            return tuple(2 * s for s in self.shape)
+
+    t = MyTensor(2, 3)
+    assert isinstance(t, ember.Tensor) and ember.is_tensor(t)
+    assert t.double_shape() == (4, 6) and t.view(-1).shape == (6,)
+    assert MyTensor([1.0, 2.0]).tolist() == [1.0, 2.0]

@@ -106,8 +106,11 @@ Tensor as_tensor(py::handle data, py::handle dtype, py::handle device) {
     src = tensor_arg(data);
   } else if (is_numpy_array(data) && is_simple_numpy(data)) {
     src = tensor_from_numpy(data);
-  } else if (PyObject_HasAttrString(data.ptr(), "__cuda_array_interface__")) {
+  } else if (!is_numpy_array(data) &&
+             PyObject_HasAttrString(data.ptr(), "__cuda_array_interface__")) {
     src = tensor_from_cai(data);
+  } else if (!is_numpy_array(data) && PyObject_HasAttrString(data.ptr(), "__dlpack__")) {
+    src = tensor_from_dlpack(data);  // torch tensors on the CPU, JAX arrays, ...
   } else {
     return tensor_from_data(data, dt, device_arg(device), false);
   }

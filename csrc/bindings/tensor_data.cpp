@@ -159,8 +159,14 @@ py::object build_list(const T* data, const Shape& sizes, const Shape& strides, s
 Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, const Device& device,
                         bool pin_memory) {
   Tensor src;
+  PyObject* p = data.ptr();
   if (is_tensor(data)) {
     src = tensor_arg(data);
+  } else if (!is_numpy_array(data) && PyObject_HasAttrString(p, "__cuda_array_interface__")) {
+    src = tensor_from_cai(data);  // CuPy, Numba, torch CUDA tensors (before their __array__)
+  } else if (!is_numpy_array(data) && !PyCapsule_CheckExact(p) &&
+             PyObject_HasAttrString(p, "__dlpack__")) {
+    src = tensor_from_dlpack(data);
   } else if (is_numpy_array(data) || is_array_like(data)) {
     // NumPy does the work for arrays with negative strides, foreign byte order
     // and array-likes; numpy is already imported when such an object exists.
@@ -169,8 +175,6 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, const 
       return from_nested(arr.attr("tolist")(), dtype, pin_memory);
     }
     src = tensor_from_numpy(arr);
-  } else if (PyObject_HasAttrString(data.ptr(), "__cuda_array_interface__")) {
-    src = tensor_from_cai(data);
   } else if (is_sequence(data.ptr()) || is_scalar_like(data)) {
     Tensor t = from_nested(data, dtype, pin_memory && device.is_cpu());
     return ops::to(t, device, t.dtype());
