@@ -19,6 +19,9 @@ void bind_stream(py::module_& cuda);
 void bind_event(py::module_& cuda);
 void bind_memory(py::module_& cuda);
 void bind_memory_testing(py::module_& m);
+void bind_dtype(py::module_& m);
+void bind_tensor(py::module_& m);
+void bind_tensor_creation(py::module_& m);
 
 // A Device from what Python users pass: ember.device, "cuda:1", "cpu", or an
 // int (a CUDA ordinal). Throws TypeError/RuntimeError for anything else.

@@ -14,4 +14,7 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_stream(cuda);
   ember::bindings::bind_memory(cuda);
   ember::bindings::bind_memory_testing(m);
+  ember::bindings::bind_dtype(m);
+  ember::bindings::bind_tensor(m);
+  ember::bindings::bind_tensor_creation(m);
 }

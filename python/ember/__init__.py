@@ -10,4 +10,40 @@ from ember import cuda, version
 
 __version__ = _C.__version__
 
-__all__ = ["cuda", "device", "version", "__version__"]
+# Tensors: the class and the creation functions are bound C++ (no Python wrappers).
+from ember._C import (  # noqa: E402
+    Tensor, Size, dtype, finfo, iinfo, get_default_dtype, set_default_dtype, promote_types,
+    tensor, as_tensor, asarray, from_numpy, from_dlpack, empty, zeros, ones, full,
+    empty_like, zeros_like, ones_like, full_like, empty_strided, arange, linspace, eye,
+    cat, concat, concatenate, stack, is_tensor, numel,
+)
+from ember._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: E402
+
+
+# torch's functional spellings of the view methods (thin: not hot paths).
+def _method(name):
+    def f(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"ember.{name}(input, ...) is input.{name}(...)"
+    return f
+
+
+_FUNCTIONAL = ("reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "swapaxes",
+               "swapdims", "t", "movedim", "narrow", "split", "chunk", "unbind", "select",
+               "diagonal", "as_strided", "clone", "is_floating_point", "is_complex")
+globals().update({_name: _method(_name) for _name in _FUNCTIONAL})
+
+# dtypes: the names shadow Python's builtins inside this module (as in torch),
+# so they are bound last and nothing below this point may use int/float/bool.
+_DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+                "float32", "float64", "half", "float", "double", "short", "int", "long")
+
+__all__ = ["cuda", "device", "version", "__version__", "Tensor", "Size", "dtype", "finfo",
+           "iinfo", "get_default_dtype", "set_default_dtype", "promote_types", "tensor",
+           "as_tensor", "asarray", "from_numpy", "from_dlpack", "empty", "zeros", "ones", "full",
+           "empty_like", "zeros_like", "ones_like", "full_like", "empty_strided", "arange",
+           "linspace", "eye", "cat", "concat", "concatenate", "stack", "is_tensor", "numel",
+           "set_printoptions", "get_printoptions", "printoptions", *_FUNCTIONAL, *_DTYPE_NAMES]
+
+globals().update({_n: getattr(_C, _n) for _n in _DTYPE_NAMES})

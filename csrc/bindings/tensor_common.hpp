@@ -1,0 +1,91 @@
+// Helpers shared by the tensor binding files (dtype.cpp, tensor*.cpp): the
+// dtype singletons, ember.Size, argument parsing for sizes, devices and
+// scalars, and Python data <-> tensors.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "bindings/bindings.hpp"
+#include "tensor/dtype.hpp"
+#include "tensor/scalar.hpp"
+#include "tensor/tensor.hpp"
+
+namespace ember::bindings {
+
+// The Python object bound for ember.dtype.
+struct DType {
+  ScalarType type;
+};
+
+// ---- dtypes (dtype.cpp) ------------------------------------------------------
+// The ember.float32 ... singleton of `t`.
+py::object dtype_to_py(ScalarType t);
+// True for an ember.dtype or one of Python's float, int and bool types.
+bool is_dtype_like(py::handle obj);
+// ember.dtype, or Python's float (float64), int (int64) and bool types as torch
+// accepts them. TypeError for anything else.
+ScalarType dtype_from_py(py::handle obj);
+// None -> nullopt.
+std::optional<ScalarType> optional_dtype(py::handle obj);
+
+// ---- arguments (tensor_common.cpp) -----------------------------------------
+bool is_tensor(py::handle obj);
+// TypeError naming `what` when obj is not an ember.Tensor.
+Tensor& tensor_arg(py::handle obj, const char* what = "argument");
+// ember.Size([...]) (a tuple subclass).
+py::object size_to_py(const Shape& s);
+py::tuple ints_to_tuple(const Shape& s);
+// An int (or anything with __index__, not bool unless allow_bool); TypeError otherwise.
+int64_t int_arg(py::handle obj, const char* fn, const char* arg);
+// A sequence of ints (tuple, list, ember.Size); TypeError otherwise.
+Shape int_list_arg(py::handle obj, const char* fn, const char* arg);
+// Sizes given as f(2, 3) or f((2, 3)) or f([2, 3]).
+Shape sizes_from_args(const py::args& args, const char* fn, const char* arg = "size");
+// A Python number (bool, int, float, numpy scalar) or one-element tensor.
+bool is_scalar_like(py::handle obj);
+Scalar scalar_arg(py::handle obj, const char* fn, const char* arg);
+// A device argument: None -> CPU; CUDA devices get their index resolved.
+Device device_arg(py::handle obj);
+// The same without resolving the index (no CUDA call).
+Device device_spec(py::handle obj);
+// requires_grad=True is refused until autograd exists.
+void check_requires_grad(bool requires_grad, const char* fn);
+// The Python type name of obj, for messages.
+std::string type_name(py::handle obj);
+
+// ---- Python data (tensor_data.cpp) -----------------------------------------
+// torch.tensor(data): nested sequences, scalars, NumPy arrays, tensors,
+// objects with __cuda_array_interface__ or __dlpack__; always a copy.
+Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, const Device& device,
+                        bool pin_memory);
+py::object tensor_tolist(const Tensor& t);
+py::object tensor_item(const Tensor& t);
+// A one-element CPU tensor read as a Python number (no device transfer).
+py::object element_to_py(const Tensor& t);
+
+// ---- interop (tensor_interop.cpp) --------------------------------------------
+bool is_numpy_array(py::handle obj);
+// Zero-copy views of a NumPy array, of a __cuda_array_interface__ object and
+// of a DLPack producer (or capsule).
+Tensor tensor_from_numpy(py::handle arr);
+Tensor tensor_from_cai(py::handle obj);
+Tensor tensor_from_dlpack(py::handle obj);
+py::object tensor_to_numpy(const Tensor& t, bool force);
+
+// ---- indexing (tensor_indexing.cpp) ----------------------------------------
+py::object tensor_getitem(const Tensor& self, py::handle index);
+void tensor_setitem(const Tensor& self, py::handle index, py::handle value);
+
+// ---- the binding functions of the tensor files -----------------------------
+void init_size_type(py::module_& m);
+void bind_tensor_views(py::class_<Tensor>& cls);
+void bind_tensor_interop(py::class_<Tensor>& cls, py::module_& m);
+void bind_tensor_creation(py::module_& m);
+// The tensor returned to Python for an in-place method: `self` itself.
+inline py::object same(py::object self) { return self; }
+
+}  // namespace ember::bindings

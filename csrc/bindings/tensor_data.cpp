@@ -1,0 +1,236 @@
+// Python data -> tensors (ember.tensor's nested lists and scalars) and
+// tensors -> Python data (tolist, item).
+#include <Python.h>
+
+#include <string>
+
+#include "bindings/tensor_common.hpp"
+#include "ops/copy.hpp"
+#include "runtime/errors.hpp"
+#include "tensor/dispatch.hpp"
+#include "tensor/views.hpp"
+
+namespace ember::bindings {
+
+namespace {
+
+const Device kCpu(DeviceType::CPU);
+
+bool is_sequence(PyObject* p) { return PyList_Check(p) || PyTuple_Check(p); }
+
+// Tensors and NumPy arrays nested inside lists are read through tolist().
+py::object as_nested(py::handle obj) {
+  if (is_tensor(obj)) return tensor_tolist(tensor_arg(obj));
+  if (is_numpy_array(obj)) return obj.attr("tolist")();
+  return py::reinterpret_borrow<py::object>(obj);
+}
+
+bool is_nested_container(py::handle obj) {
+  return is_sequence(obj.ptr()) || (is_tensor(obj) && tensor_arg(obj).dim() > 0) ||
+         (is_numpy_array(obj) && py::cast<int>(obj.attr("ndim")) > 0);
+}
+
+// The shape implied by the first element at every depth.
+Shape infer_shape(py::handle data) {
+  Shape shape;
+  py::object cur = py::reinterpret_borrow<py::object>(data);
+  while (is_nested_container(cur)) {
+    py::object seq = as_nested(cur);
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+    shape.push_back(n);
+    if (n == 0) break;
+    cur = py::reinterpret_borrow<py::object>(PySequence_Fast_GET_ITEM(seq.ptr(), 0));
+  }
+  return shape;
+}
+
+enum Category { kNone = 0, kBool = 1, kInt = 2, kFloat = 3 };
+
+[[noreturn]] void bad_leaf(py::handle obj) {
+  throw TypeError(detail::str("Could not infer dtype of ", type_name(obj),
+                              ": ember.tensor() takes numbers (bool, int, float), nested lists "
+                              "or tuples of them, NumPy arrays and tensors"));
+}
+
+Category leaf_category(py::handle obj) {
+  PyObject* p = obj.ptr();
+  if (PyFloat_Check(p)) return kFloat;
+  if (PyBool_Check(p)) return kBool;
+  if (PyLong_Check(p)) return kInt;
+  if (!is_scalar_like(obj)) bad_leaf(obj);
+  const Scalar s = scalar_arg(obj, "tensor", "data");
+  return s.is_floating() ? kFloat : s.is_bool() ? kBool : kInt;
+}
+
+// Checks the nesting against `shape` and finds the widest category.
+void scan(py::handle obj, const Shape& shape, size_t depth, Category& cat) {
+  if (depth == shape.size()) {
+    if (is_nested_container(obj)) {
+      throw ValueError(detail::str("expected a number at dim ", depth, " but got a sequence (",
+                                   type_name(obj), "): the nested lists are ragged"));
+    }
+    cat = std::max(cat, leaf_category(obj));
+    return;
+  }
+  if (!is_nested_container(obj)) {
+    if (is_scalar_like(obj)) {
+      throw ValueError(detail::str("expected sequence of length ", shape[depth], " at dim ",
+                                   depth, " (got a number: the nested lists are ragged)"));
+    }
+    bad_leaf(obj);
+  }
+  py::object seq = as_nested(obj);
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+  if (n != shape[depth]) {
+    throw ValueError(detail::str("expected sequence of length ", shape[depth], " at dim ", depth,
+                                 " (got ", n, ")"));
+  }
+  PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
+  for (Py_ssize_t i = 0; i < n; ++i) scan(items[i], shape, depth + 1, cat);
+}
+
+template <typename T>
+void write(py::handle obj, const Shape& shape, size_t depth, T*& out) {
+  if (depth == shape.size()) {
+    PyObject* p = obj.ptr();
+    if (PyFloat_Check(p)) {
+      *out++ = convert<T, double>(PyFloat_AS_DOUBLE(p));
+    } else {
+      *out++ = scalar_arg(obj, "tensor", "data").to<T>();
+    }
+    return;
+  }
+  py::object seq = as_nested(obj);
+  PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+  for (Py_ssize_t i = 0; i < n; ++i) write<T>(items[i], shape, depth + 1, out);
+}
+
+Tensor from_nested(py::handle data, std::optional<ScalarType> dtype, bool pin_memory) {
+  const Shape shape = infer_shape(data);
+  Category cat = kNone;
+  scan(data, shape, 0, cat);
+  const ScalarType t = dtype ? *dtype
+                             : cat == kBool ? ScalarType::Bool
+                             : cat == kInt  ? ScalarType::Int64
+                                            : default_dtype();  // floats, or no elements
+  Tensor out = Tensor::empty(shape, t, kCpu, pin_memory);
+  dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = static_cast<T*>(out.data_ptr());
+    write<T>(data, shape, 0, p);
+  });
+  return out;
+}
+
+bool is_array_like(py::handle obj) {
+  PyObject* p = obj.ptr();
+  if (is_sequence(p) || PyUnicode_Check(p) || PyBytes_Check(p)) return false;
+  return PyObject_HasAttrString(p, "__array_interface__") ||
+         PyObject_HasAttrString(p, "__array__");
+}
+
+py::object to_py(bool v) { return py::bool_(v); }
+template <typename T>
+py::object to_py(T v) {
+  if constexpr (std::is_integral<T>::value) {
+    return py::reinterpret_steal<py::object>(PyLong_FromLongLong(static_cast<long long>(v)));
+  } else {
+    return py::reinterpret_steal<py::object>(PyFloat_FromDouble(static_cast<double>(v)));
+  }
+}
+
+template <typename T>
+py::object build_list(const T* data, const Shape& sizes, const Shape& strides, size_t depth) {
+  if (depth == sizes.size()) return to_py(*data);
+  const int64_t n = sizes[depth];
+  PyObject* list = PyList_New(n);
+  if (!list) throw py::error_already_set();
+  py::object guard = py::reinterpret_steal<py::object>(list);
+  for (int64_t i = 0; i < n; ++i) {
+    py::object item = build_list<T>(data + i * strides[depth], sizes, strides, depth + 1);
+    PyList_SET_ITEM(list, i, item.release().ptr());
+  }
+  return guard;
+}
+
+}  // namespace
+
+Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, const Device& device,
+                        bool pin_memory) {
+  Tensor src;
+  PyObject* p = data.ptr();
+  if (is_tensor(data)) {
+    src = tensor_arg(data);
+  } else if (!is_numpy_array(data) && PyObject_HasAttrString(p, "__cuda_array_interface__")) {
+    src = tensor_from_cai(data);  // CuPy, Numba, torch CUDA tensors (before their __array__)
+  } else if (!is_numpy_array(data) && !PyCapsule_CheckExact(p) &&
+             PyObject_HasAttrString(p, "__dlpack__")) {
+    src = tensor_from_dlpack(data);
+  } else if (is_numpy_array(data) || is_array_like(data)) {
+    // NumPy does the work for arrays with negative strides, foreign byte order
+    // and array-likes; numpy is already imported when such an object exists.
+    py::object arr = py::module_::import("numpy").attr("ascontiguousarray")(data);
+    if (py::cast<std::string>(arr.attr("dtype").attr("kind")) == "O") {
+      return from_nested(arr.attr("tolist")(), dtype, pin_memory);
+    }
+    src = tensor_from_numpy(arr);
+  } else if (is_sequence(data.ptr()) || is_scalar_like(data)) {
+    Tensor t = from_nested(data, dtype, pin_memory && device.is_cpu());
+    return ops::to(t, device, t.dtype());
+  } else if (PyUnicode_Check(data.ptr()) || PyBytes_Check(data.ptr())) {
+    throw TypeError(detail::str("new(): invalid data type '", type_name(data),
+                                "': ember.tensor() takes numbers, sequences of numbers, NumPy "
+                                "arrays and tensors"));
+  } else {
+    bad_leaf(data);
+  }
+  // A copy, always (torch.tensor never shares memory with its input).
+  return ops::to(src, device, dtype.value_or(src.dtype()), false, /*copy=*/true,
+                 pin_memory && device.is_cpu());
+}
+
+py::object element_to_py(const Tensor& t) {
+  return dispatch(t.dtype(), [&](auto tag) -> py::object {
+    using T = typename decltype(tag)::type;
+    const T v = *static_cast<const T*>(t.data_ptr());
+    if constexpr (is_reduced_float<T>::value) {
+      return to_py(static_cast<float>(v));
+    } else {
+      return to_py(v);
+    }
+  });
+}
+
+py::object tensor_item(const Tensor& t) {
+  if (t.numel() != 1) {
+    throw Error(detail::str("a Tensor with ", t.numel(), " elements cannot be converted to Scalar"));
+  }
+  if (t.is_cpu()) return element_to_py(t);
+  Tensor host;
+  {
+    py::gil_scoped_release nogil;
+    host = ops::to(t, kCpu, t.dtype());
+  }
+  return element_to_py(host);
+}
+
+py::object tensor_tolist(const Tensor& t) {
+  Tensor host;
+  {
+    py::gil_scoped_release nogil;
+    host = ops::to(t, kCpu, t.dtype());
+  }
+  return dispatch(host.dtype(), [&](auto tag) -> py::object {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_reduced_float<T>::value) {
+      const Tensor f = ops::to(host, kCpu, ScalarType::Float32);
+      return build_list<float>(static_cast<const float*>(f.data_ptr()), f.sizes(), f.strides(), 0);
+    } else {
+      return build_list<T>(static_cast<const T*>(host.data_ptr()), host.sizes(), host.strides(),
+                           0);
+    }
+  });
+}
+
+}  // namespace ember::bindings

@@ -1,0 +1,47 @@
+// Advanced indexing (torch's index / index_put_): integer tensors and
+// boolean masks select elements by value, so the result is a copy.
+//
+// `indices` has one entry per leading dimension of `self` (shorter lists
+// leave the trailing dims alone); an undefined Tensor leaves that dim whole.
+// A bool/uint8 mask covers as many dims as it has and stands for its
+// nonzero() coordinates. The index tensors broadcast together to a shape B;
+// as in NumPy and torch, B replaces the indexed dims where they are adjacent
+// and goes first otherwise.
+//
+// Every index is checked before anything is written: out-of-range indices
+// raise IndexError and leave `self` untouched. On the GPU the check costs one
+// host synchronisation (torch would assert on the device and kill the
+// context instead); masks on the GPU are read back to the host to count them.
+#pragma once
+
+#include <vector>
+
+#include "tensor/tensor.hpp"
+
+namespace ember::ops {
+
+Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
+// self[indices] = values (broadcast to the indexed shape, converted to
+// self's dtype). With duplicate indices one of the values wins.
+void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values);
+
+// The coordinates of the nonzero elements of `t`, one int64 vector per dim.
+std::vector<Tensor> nonzero_columns(const Tensor& t);
+
+namespace internal {
+// off[i] = sum_j wrap(idx_j[i], sizes[j]) * strides[j] over contiguous int64
+// index tensors of equal numel; throws IndexError for an index out of range.
+// `dims` names the dims of self for the error message.
+void index_offsets_cpu(const std::vector<Tensor>& idx, const Shape& dims, const Shape& sizes,
+                       const Shape& strides, const Tensor& out);
+#if EMBER_WITH_CUDA
+void index_offsets_cuda(const std::vector<Tensor>& idx, const Shape& dims, const Shape& sizes,
+                        const Shape& strides, const Tensor& out);
+// out[i] = src[i + off[i]] (gather) or dst[i + off[i]] = src[i] (scatter),
+// byte-wise by element size, over three operands of one shape.
+void gather_cuda(const Tensor& out, const Tensor& src, const Tensor& off);
+void scatter_cuda(const Tensor& dst, const Tensor& src, const Tensor& off);
+#endif
+}  // namespace internal
+
+}  // namespace ember::ops

@@ -1,0 +1,39 @@
+// Converting one element between any two dtypes, on the host and in kernels,
+// with torch's rules: anything -> bool is `!= 0` (NaN is true); bool -> 0/1;
+// float16/bfloat16 go through float; floating -> narrow integer goes through
+// int64 (so -1.0 -> uint8 is 255, as in torch and numpy). Out-of-range float to
+// integer conversions are unspecified, as in C++, torch and numpy, but never trap.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "tensor/half.hpp"
+
+namespace ember {
+
+template <typename T>
+struct is_reduced_float : std::integral_constant<bool, std::is_same<T, Half>::value ||
+                                                           std::is_same<T, BFloat16>::value> {};
+
+template <typename D, typename S>
+EMBER_HD_INLINE D convert(S s) {
+  if constexpr (std::is_same<D, S>::value) {
+    return s;
+  } else if constexpr (is_reduced_float<S>::value) {
+    return convert<D, float>(static_cast<float>(s));
+  } else if constexpr (std::is_same<D, bool>::value) {
+    return s != S(0);
+  } else if constexpr (std::is_same<S, bool>::value) {
+    return convert<D, int>(s ? 1 : 0);
+  } else if constexpr (is_reduced_float<D>::value) {
+    return D(static_cast<float>(s));
+  } else if constexpr (std::is_integral<D>::value && std::is_floating_point<S>::value &&
+                       sizeof(D) < 8) {
+    return static_cast<D>(static_cast<int64_t>(s));
+  } else {
+    return static_cast<D>(s);
+  }
+}
+
+}  // namespace ember
