@@ -186,6 +186,13 @@ def test_contiguous_and_clone():
     assert ks.is_contiguous() and ks.tolist() == a[:, ::2].tolist()
 
 
+def test_deepcopy_clones():
+    import copy
+    t = ember.arange(6).view(2, 3).t()
+    c = copy.deepcopy(t)
+    assert c.data_ptr() != t.data_ptr() and c.tolist() == t.tolist() and c.stride() == t.stride()
+
+
 def test_is_contiguous_rules():
     assert ember.empty(2, 1, 3).transpose(0, 1).is_contiguous()  # size-1 dims don't count
     assert ember.empty(0, 3).t().is_contiguous()

@@ -272,6 +272,13 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
     ops::zero_(t);
     return self;
   });
+  cls.def(
+      "__deepcopy__",
+      [](const Tensor& t, py::handle) {
+        py::gil_scoped_release nogil;
+        return ops::clone(t);
+      },
+      py::arg("memo"));
   cls.def("tolist", [](const Tensor& t) { return tensor_tolist(t); });
   cls.def("item", [](const Tensor& t) { return tensor_item(t); });
   cls.def(
