@@ -330,6 +330,7 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
 
   bind_tensor_views(cls);
   bind_tensor_interop(cls, m);
+  bind_tensor_dlpack(cls, m);
   m.def("is_tensor", [](py::handle obj) { return is_tensor(obj); }, py::arg("obj"));
 }
 
