@@ -12,6 +12,7 @@
 #include "ops/fill.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/stream.hpp"
+#include "tensor/iter.hpp"
 #include "tensor/views.hpp"
 
 namespace ember::bindings {
@@ -393,6 +394,14 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
   bind_tensor_interop(cls, m);
   bind_tensor_dlpack(cls, m);
   m.def("is_tensor", [](py::handle obj) { return is_tensor(obj); }, py::arg("obj"));
+  // The merged loop layout of (out, in) as the elementwise kernels see it:
+  // (shape innermost-first, byte strides of out, byte strides of in). For tests.
+  m.def("_iter_layout", [](const Tensor& out, const Tensor& in) {
+    const IterLayout<2> it = make_iter<2>(out.sizes(), {&out, &in});
+    Shape shape(it.shape, it.shape + it.ndim), s0(it.strides[0], it.strides[0] + it.ndim),
+        s1(it.strides[1], it.strides[1] + it.ndim);
+    return py::make_tuple(ints_to_tuple(shape), ints_to_tuple(s0), ints_to_tuple(s1));
+  });
 }
 
 }  // namespace ember::bindings
