@@ -333,3 +333,18 @@ def test_tensor_can_be_subclassed():
     assert isinstance(t, ember.Tensor) and ember.is_tensor(t)
     assert t.double_shape() == (4, 6) and t.view(-1).shape == (6,)
     assert MyTensor([1.0, 2.0]).tolist() == [1.0, 2.0]
+
+
+def test_new_functions_keep_dtype_and_device():
+    base = ember.zeros(2, dtype=ember.int16)
+    assert base.new_zeros(2, 3).dtype is ember.int16 and base.new_zeros((2, 3)).shape == (2, 3)
+    assert base.new_ones(3).tolist() == [1, 1, 1]
+    assert base.new_empty(4, dtype=ember.float64).dtype is ember.float64
+    assert base.new_full((2,), 7).tolist() == [7, 7]
+    t = base.new_tensor([1.7, 2.2])
+    assert t.dtype is ember.int16 and t.tolist() == [1, 2]
+    d = base.data
+    assert d.data_ptr() == base.data_ptr() and d is not base
+    assert base.detach().data_ptr() == base.data_ptr() and base.detach_() is base
+    with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
+        base.new_zeros(2, foo=1)

@@ -126,3 +126,18 @@ def test_legacy_constructor_and_method_argument_errors():
         ember.zeros(2).size("a")
     with pytest.raises(TypeError):
         ember.zeros(2).to(3.5)
+
+
+def test_too_many_dimensions_and_self_nested_lists():
+    deep = []
+    for _ in range(100):
+        deep = [deep]
+    with pytest.raises(ValueError, match="too many dimensions"):
+        ember.tensor(deep)
+    loop = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="too many dimensions"):
+        ember.tensor(loop)
+    with pytest.raises(RuntimeError, match="at most 64 dimensions"):
+        ember.zeros(1)[(None,) * 64]
+    assert ember.zeros(1)[(None,) * 63].dim() == 64

@@ -127,3 +127,17 @@ def test_readonly_numpy_arrays_are_shared():
     a = np.arange(3.0)
     a.flags.writeable = False
     assert ember.from_numpy(a).tolist() == [0.0, 1.0, 2.0]
+
+
+def test_import_ember_loads_neither_numpy_nor_the_repr_module():
+    import subprocess
+    import sys
+    code = ("import sys, ember\n"
+            "assert 'numpy' not in sys.modules, 'numpy imported'\n"
+            "assert 'ember._tensor_str' not in sys.modules\n"
+            "t = ember.zeros(2)\n"
+            "assert 'numpy' not in sys.modules\n"
+            "repr(t); t.numpy()\n"
+            "assert 'numpy' in sys.modules\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr

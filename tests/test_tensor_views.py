@@ -186,6 +186,13 @@ def test_contiguous_and_clone():
     assert ks.is_contiguous() and ks.tolist() == a[:, ::2].tolist()
 
 
+def test_deepcopy_clones():
+    import copy
+    t = ember.arange(6).view(2, 3).t()
+    c = copy.deepcopy(t)
+    assert c.data_ptr() != t.data_ptr() and c.tolist() == t.tolist() and c.stride() == t.stride()
+
+
 def test_is_contiguous_rules():
     assert ember.empty(2, 1, 3).transpose(0, 1).is_contiguous()  # size-1 dims don't count
     assert ember.empty(0, 3).t().is_contiguous()
@@ -252,3 +259,21 @@ def test_random_view_chains_match_numpy(shape, data):
         np.testing.assert_array_equal(t.numpy(), ref)
         # NumPy's rule is torch's: size-1 dims do not count, empty arrays are contiguous.
         assert t.is_contiguous() == ref.flags.c_contiguous
+
+
+def test_iteration_layout_merges_dimensions():
+    layout = ember._C._iter_layout
+    a = ember.empty(4, 5, 6)
+    assert layout(a, ember.empty(4, 5, 6)) == ((120,), (4,), (4,))
+    # Both transposed the same way: still one contiguous walk.
+    assert layout(a.transpose(0, 2), ember.empty(4, 5, 6).transpose(0, 2)) == ((120,), (4,), (4,))
+    # A broadcast input: the inner dims merge, the broadcast dim stays (stride 0).
+    assert layout(a, ember.empty(5, 6, dtype=ember.float64)) == ((30, 4), (4, 120), (8, 0))
+    # The output's order decides the walk: innermost is out's stride-1 dim.
+    shape, so, si = layout(a.transpose(1, 2), ember.empty(4, 6, 5))
+    assert shape == (6, 5, 4) and so == (4, 24, 120) and si == (20, 4, 120)
+    # A 0-d tensor is one element.
+    assert layout(ember.empty(()), ember.empty(())) == ((1,), (0,), (0,))
+    # A uniformly strided input merges; a sliced one splits where rows do not line up.
+    assert layout(ember.empty(4, 3), ember.empty(4, 6)[:, ::2]) == ((12,), (4,), (8,))
+    assert layout(ember.empty(4, 4), ember.empty(4, 7)[:, ::2]) == ((4, 4), (4, 16), (8, 28))

@@ -59,7 +59,7 @@ ScalarType dtype_from_py(py::handle obj) {
   if (p == reinterpret_cast<PyObject*>(&PyBool_Type)) return ScalarType::Bool;
   throw TypeError(detail::str(
       "Expected a dtype such as ember.float32 (or Python's float, int or bool), got ",
-      py::str(obj.get_type().attr("__name__")).cast<std::string>(), " ",
+      type_name(obj), " ",
       py::repr(obj).cast<std::string>()));
 }
 

@@ -12,6 +12,7 @@
 #include "ops/fill.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/stream.hpp"
+#include "tensor/iter.hpp"
 #include "tensor/views.hpp"
 
 namespace ember::bindings {
@@ -272,6 +273,13 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
     ops::zero_(t);
     return self;
   });
+  cls.def(
+      "__deepcopy__",
+      [](const Tensor& t, py::handle) {
+        py::gil_scoped_release nogil;
+        return ops::clone(t);
+      },
+      py::arg("memo"));
   cls.def("tolist", [](const Tensor& t) { return tensor_tolist(t); });
   cls.def("item", [](const Tensor& t) { return tensor_item(t); });
   cls.def(
@@ -284,6 +292,67 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
       py::arg("stream"),
       "Marks the memory as used by work on `stream`, so that the allocator does not reuse it "
       "before that work finishes once the tensor is freed.");
+
+  // ---- new_* (the dtype and device of self unless given) ----------------------
+  auto new_like = [](const Tensor& self, const Shape& size, py::kwargs kw, const char* fn) {
+    ScalarType dtype = self.dtype();
+    Device device = self.device();
+    bool pin = false;
+    for (auto item : kw) {
+      const std::string k = py::cast<std::string>(item.first);
+      if (k == "dtype") {
+        if (!item.second.is_none()) dtype = dtype_from_py(item.second);
+      } else if (k == "device") {
+        if (!item.second.is_none()) device = device_arg(item.second);
+      } else if (k == "pin_memory") {
+        pin = py::cast<bool>(item.second);
+      } else if (k == "requires_grad") {
+        check_requires_grad(py::cast<bool>(item.second), fn);
+      } else if (k != "layout") {
+        throw TypeError(detail::str(fn, "() got an unexpected keyword argument '", k, "'"));
+      }
+    }
+    return Tensor::empty(size, dtype, device, pin && device.is_cpu());
+  };
+  cls.def("new_empty", [new_like](const Tensor& t, py::args size, py::kwargs kw) {
+    return new_like(t, sizes_from_args(size, "new_empty"), kw, "new_empty");
+  });
+  cls.def("new_zeros", [new_like](const Tensor& t, py::args size, py::kwargs kw) {
+    Tensor out = new_like(t, sizes_from_args(size, "new_zeros"), kw, "new_zeros");
+    ops::zero_(out);
+    return out;
+  });
+  cls.def("new_ones", [new_like](const Tensor& t, py::args size, py::kwargs kw) {
+    Tensor out = new_like(t, sizes_from_args(size, "new_ones"), kw, "new_ones");
+    ops::fill_(out, Scalar::from_int(1));
+    return out;
+  });
+  cls.def(
+      "new_full",
+      [new_like](const Tensor& t, py::handle size, py::handle value, py::kwargs kw) {
+        const Scalar v = scalar_arg(value, "new_full", "fill_value");
+        Tensor out = new_like(t, int_list_arg(size, "new_full", "size"), kw, "new_full");
+        ops::fill_(out, v);
+        return out;
+      },
+      py::arg("size"), py::arg("fill_value"));
+  cls.def(
+      "new_tensor",
+      [](const Tensor& t, py::handle data, py::handle dtype, py::handle device, bool grad) {
+        check_requires_grad(grad, "new_tensor");
+        return tensor_from_data(data, dtype.is_none() ? t.dtype() : dtype_from_py(dtype),
+                                device.is_none() ? t.device() : device_arg(device), false);
+      },
+      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none(), py::arg("requires_grad") = false);
+  // Without autograd, .data and detach() are aliases of the same memory.
+  cls.def_property_readonly("data", [](const Tensor& t) {
+    return t.view_with(t.sizes(), t.strides(), t.storage_offset());
+  });
+  cls.def("detach", [](const Tensor& t) {
+    return t.view_with(t.sizes(), t.strides(), t.storage_offset());
+  });
+  cls.def("detach_", [](py::object self) { return self; });
 
   // ---- Python protocols --------------------------------------------------------
   cls.def("__repr__", [](py::handle self) { return tensor_repr(self); });
@@ -323,7 +392,16 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
 
   bind_tensor_views(cls);
   bind_tensor_interop(cls, m);
+  bind_tensor_dlpack(cls, m);
   m.def("is_tensor", [](py::handle obj) { return is_tensor(obj); }, py::arg("obj"));
+  // The merged loop layout of (out, in) as the elementwise kernels see it:
+  // (shape innermost-first, byte strides of out, byte strides of in). For tests.
+  m.def("_iter_layout", [](const Tensor& out, const Tensor& in) {
+    const IterLayout<2> it = make_iter<2>(out.sizes(), {&out, &in});
+    Shape shape(it.shape, it.shape + it.ndim), s0(it.strides[0], it.strides[0] + it.ndim),
+        s1(it.strides[1], it.strides[1] + it.ndim);
+    return py::make_tuple(ints_to_tuple(shape), ints_to_tuple(s0), ints_to_tuple(s1));
+  });
 }
 
 }  // namespace ember::bindings

@@ -67,7 +67,18 @@ py::object tensor_item(const Tensor& t);
 // A one-element CPU tensor read as a Python number (no device transfer).
 py::object element_to_py(const Tensor& t);
 
-// ---- interop (tensor_interop.cpp) --------------------------------------------
+// ---- interop (tensor_interop.cpp, tensor_dlpack.cpp) ------------------------
+// False while the interpreter shuts down (Python objects must not be touched).
+bool interpreter_alive();
+#if EMBER_WITH_CUDA
+// The number the DLPack and CUDA Array Interface protocols use for ember's
+// current stream of `device`: 1 for the legacy default stream, else the handle.
+int64_t protocol_stream(int device);
+// Work queued later on the stream numbered `consumer` waits, on the GPU, for
+// the work queued now on `producer` (protocol numbers: 1 legacy default, 2
+// per-thread default, else a cudaStream_t). Never blocks the host.
+void order_streams(int device, int64_t producer, int64_t consumer);
+#endif
 bool is_numpy_array(py::handle obj);
 // Zero-copy views of a NumPy array, of a __cuda_array_interface__ object and
 // of a DLPack producer (or capsule).
@@ -84,6 +95,7 @@ void tensor_setitem(const Tensor& self, py::handle index, py::handle value);
 void init_size_type(py::module_& m);
 void bind_tensor_views(py::class_<Tensor>& cls);
 void bind_tensor_interop(py::class_<Tensor>& cls, py::module_& m);
+void bind_tensor_dlpack(py::class_<Tensor>& cls, py::module_& m);
 void bind_tensor_creation(py::module_& m);
 // The tensor returned to Python for an in-place method: `self` itself.
 inline py::object same(py::object self) { return self; }

@@ -35,6 +35,10 @@ Shape infer_shape(py::handle data) {
   Shape shape;
   py::object cur = py::reinterpret_borrow<py::object>(data);
   while (is_nested_container(cur)) {
+    if (static_cast<int64_t>(shape.size()) == kMaxDims) {
+      throw ValueError(detail::str("too many dimensions: ember tensors have at most ", kMaxDims,
+                                   " (is the list nested in itself?)"));
+    }
     py::object seq = as_nested(cur);
     const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
     shape.push_back(n);

@@ -69,6 +69,14 @@ void convert_row(char* const* p, const int64_t* s, int64_t n) {
 
 #if EMBER_WITH_CUDA
 void copy_h2d_tensor(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  if (internal::same_dense_layout(dst, src)) {  // e.g. a transposed tensor's .cuda()
+    const int dev = dst.device().index;
+    cuda::DeviceGuard guard(dev);
+    const cuda::StreamView stream = cuda::current_stream(dev);
+    copy_h2d(dst.data_ptr(), src.data_ptr(), dst.nbytes(), src.is_pinned(), non_blocking, stream);
+    if (src.is_pinned() && non_blocking) src.storage()->record_stream(stream);
+    return;
+  }
   const Tensor hs = src.is_contiguous() ? src : contiguous(src);
   const int dev = dst.device().index;
   cuda::DeviceGuard guard(dev);
@@ -86,6 +94,11 @@ void copy_d2h_tensor(const Tensor& dst, const Tensor& src, bool non_blocking) {
   const int dev = src.device().index;
   cuda::DeviceGuard guard(dev);
   const cuda::StreamView stream = cuda::current_stream(dev);
+  if (internal::same_dense_layout(dst, src)) {
+    copy_d2h(dst.data_ptr(), src.data_ptr(), dst.nbytes(), dst.is_pinned(), non_blocking, stream);
+    if (dst.is_pinned() && non_blocking) dst.storage()->record_stream(stream);
+    return;
+  }
   const Tensor ds = src.is_contiguous() ? src : contiguous(src);
   if (dst.is_contiguous() && dst.dtype() == ds.dtype()) {
     copy_d2h(dst.data_ptr(), ds.data_ptr(), ds.nbytes(), dst.is_pinned(), non_blocking, stream);
@@ -151,9 +164,15 @@ void copy_peer(const Tensor& dst, const Tensor& src) {
 
 namespace internal {
 
+bool same_dense_layout(const Tensor& dst, const Tensor& src) {
+  if (dst.dtype() != src.dtype()) return false;
+  if (dst.is_contiguous() && src.is_contiguous()) return true;
+  return dst.strides() == src.strides() && dst.is_non_overlapping_and_dense();
+}
+
 void copy_cpu(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
-  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
+  if (same_dense_layout(dst, src)) {
     parallel_memcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes());
     return;
   }

@@ -73,7 +73,7 @@ void copy_cuda_same_device(const Tensor& dst, const Tensor& src) {
   const int dev = dst.device().index;
   cuda::DeviceGuard guard(dev);
   cudaStream_t stream = cuda::current_stream(dev).handle();
-  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
+  if (same_dense_layout(dst, src)) {
     EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), dst.nbytes(),
                                      cudaMemcpyDeviceToDevice, stream));
     return;

@@ -40,6 +40,11 @@ Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim);
 
 namespace internal {
 
+// dst and src hold the same dtype in the same dense layout: the copy is one
+// block of dst.nbytes() bytes starting at each data_ptr (a contiguous tensor,
+// or e.g. two transposed ones).
+bool same_dense_layout(const Tensor& dst, const Tensor& src);
+
 // Copies between tensors of the same shape on the CPU (src already expanded).
 void copy_cpu(const Tensor& dst, const Tensor& src);
 

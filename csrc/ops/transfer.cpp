@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -109,12 +110,20 @@ class MemcpyPool {
   std::shared_ptr<Job> job_;
 };
 
+// Helper threads: EMBER_COPY_THREADS if set (0 disables them), else one per
+// core but one, at most 11 (host memory bandwidth, not cores, is the limit).
+int pool_threads() {
+  if (const char* env = std::getenv("EMBER_COPY_THREADS")) {
+    const int n = std::atoi(env);
+    return std::max(0, std::min(n, 64));
+  }
+  const unsigned hw = std::thread::hardware_concurrency();
+  return static_cast<int>(std::min(hw > 1 ? hw - 1 : 1u, 11u));
+}
+
 MemcpyPool& pool() {
-  static MemcpyPool* p = [] {
-    const unsigned hw = std::thread::hardware_concurrency();
-    const int threads = static_cast<int>(std::min(hw > 1 ? hw - 1 : 1u, 7u));
-    return new MemcpyPool(threads);  // never destroyed: threads may outlive statics
-  }();
+  // Never destroyed: its threads may outlive the statics.
+  static MemcpyPool* p = new MemcpyPool(pool_threads());
   return *p;
 }
 
@@ -128,7 +137,7 @@ void parallel_memcpy(void* dst, const void* src, size_t nbytes) {
   MemcpyPool& p = pool();
   const int parts =
       static_cast<int>(std::min<size_t>(p.threads() + 1, nbytes / kMinBytesPerThread));
-  if (!p.try_copy(static_cast<char*>(dst), static_cast<const char*>(src), nbytes, parts)) {
+  if (parts < 2 || !p.try_copy(static_cast<char*>(dst), static_cast<const char*>(src), nbytes, parts)) {
     std::memcpy(dst, src, nbytes);
   }
 }

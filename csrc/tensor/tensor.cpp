@@ -5,6 +5,13 @@
 
 namespace ember {
 
+void TensorImpl::refresh() {
+  EMBER_CHECK(static_cast<int64_t>(sizes.size()) <= kMaxDims, "a tensor can have at most ",
+              kMaxDims, " dimensions, got ", sizes.size());
+  numel = checked_numel(sizes);
+  contiguous = ember::is_contiguous(sizes, strides);
+}
+
 Tensor::Tensor(Storage storage, ScalarType dtype, Shape sizes, Shape strides, int64_t offset)
     : impl_(std::make_shared<TensorImpl>()) {
   impl_->storage = std::move(storage);

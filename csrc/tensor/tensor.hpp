@@ -19,6 +19,9 @@
 
 namespace ember {
 
+// Most dimensions a tensor may have (NumPy's limit too).
+constexpr int64_t kMaxDims = 64;
+
 struct TensorImpl {
   Storage storage;
   Shape sizes;
@@ -28,12 +31,10 @@ struct TensorImpl {
   ScalarType dtype = ScalarType::Float32;
   bool contiguous = true;
 
-  // Throws RuntimeError when the element count overflows int64 (an expand
-  // to 2**80 elements), so no tensor ever holds a wrapped numel.
-  void refresh() {
-    numel = checked_numel(sizes);
-    contiguous = ember::is_contiguous(sizes, strides);
-  }
+  // Recomputes numel and contiguity. Throws RuntimeError when the element
+  // count overflows int64 (an expand to 2**80 elements) or there are more
+  // than kMaxDims dims, so no tensor ever holds a wrapped numel.
+  void refresh();
 };
 
 class Tensor {

@@ -17,7 +17,15 @@ from ember._C import (  # noqa: E402
     empty_like, zeros_like, ones_like, full_like, empty_strided, arange, linspace, eye,
     cat, concat, concatenate, stack, is_tensor, numel,
 )
-from ember._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: E402
+
+
+def __getattr__(name):
+    # The print options live in ember._tensor_str, imported on first use (repr
+    # imports it too) so that `import ember` stays cheap.
+    if name in ("set_printoptions", "get_printoptions", "printoptions"):
+        from ember import _tensor_str
+        return getattr(_tensor_str, name)
+    raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
 
 # torch's functional spellings of the view methods (thin: not hot paths).

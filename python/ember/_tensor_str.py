@@ -6,19 +6,20 @@ floats print as ``1.``, scientific notation when the magnitudes span more than
 are not the defaults. Not a hot path: plain Python over ``tolist()``.
 """
 import contextlib
-import dataclasses
 import math
 
 import ember
 
 
-@dataclasses.dataclass
 class _PrintOptions:
-    precision: int = 4
-    threshold: float = 1000
-    edgeitems: int = 3
-    linewidth: int = 80
-    sci_mode: object = None
+    __slots__ = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
+
+    def __init__(self):
+        self.precision = 4
+        self.threshold = 1000
+        self.edgeitems = 3
+        self.linewidth = 80
+        self.sci_mode = None
 
 
 PRINT_OPTS = _PrintOptions()
@@ -50,7 +51,7 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 
 def get_printoptions():
-    return dataclasses.asdict(PRINT_OPTS)
+    return {name: getattr(PRINT_OPTS, name) for name in _PrintOptions.__slots__}
 
 
 @contextlib.contextmanager
