@@ -433,3 +433,15 @@ def test_fast_paths_round_trip_256_mib():
     a = np.random.default_rng(1).standard_normal(64 << 20, dtype=np.float32)
     x = ember.from_numpy(a).cuda()
     assert np.array_equal(x.cpu().numpy(), a)
+
+
+def test_empty_cache_releases_the_staging_buffers_of_pageable_transfers(torch):
+    import numpy as np
+    a = np.arange(8 << 20, dtype=np.float32)  # 32 MiB: goes through the staging pipeline
+    x = ember.from_numpy(a).cuda()
+    assert np.array_equal(x.cpu().numpy(), a)
+    ember.cuda.empty_cache()
+    stats = ember.cuda.host_memory_stats()
+    assert stats["allocated_bytes.current"] == 0, stats
+    y = ember.from_numpy(a).cuda()  # the pipeline allocates its chunks again
+    assert np.array_equal(y.cpu().numpy(), a)

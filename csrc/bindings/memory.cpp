@@ -12,6 +12,7 @@
 #include "bindings/memory_args.hpp"
 #include "memory/allocator_config.hpp"
 #include "memory/allocators.hpp"
+#include "ops/transfer.hpp"
 #include "runtime/cuda_device.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/init.hpp"
@@ -292,10 +293,11 @@ void bind_memory(py::module_& cuda) {
       "empty_cache",
       [] {
         py::gil_scoped_release nogil;
+        ops::release_staging_buffers();  // the pageable-transfer chunks go back to the cache first
         memory::empty_cache();
       },
-      "Returns every unused cached block -- device memory of every device, and pinned host "
-      "memory -- to the driver. Releases the GIL.");
+      "Returns every unused cached block -- device memory of every device, pinned host "
+      "memory, and the staging buffers of pageable transfers -- to the driver. Releases the GIL.");
   cuda.def(
       "set_per_process_memory_fraction",
       [](py::handle fraction, py::handle device) {
