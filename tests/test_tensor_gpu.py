@@ -373,6 +373,7 @@ def test_torch_from_dlpack_orders_after_ember(torch):
     with torch.cuda.stream(s):
         t = torch.from_dlpack(e)  # s waits for the legacy stream
         total = t.sum()
+    torch.cuda.current_stream().wait_stream(s)  # `total` was made on s
     assert total.item() == 2.0 * (1 << 22)
 
 
@@ -442,6 +443,8 @@ def test_empty_cache_releases_the_staging_buffers_of_pageable_transfers(torch):
     assert np.array_equal(x.cpu().numpy(), a)
     ember.cuda.empty_cache()
     stats = ember.cuda.host_memory_stats()
-    assert stats["allocated_bytes.current"] == 0, stats
+    # Nothing idle stays cached: only pinned blocks still in use (by live
+    # tensors of other tests, if any) remain allocated.
+    assert stats["allocated_bytes.current"] == stats["active_bytes.current"], stats
     y = ember.from_numpy(a).cuda()  # the pipeline allocates its chunks again
     assert np.array_equal(y.cpu().numpy(), a)
