@@ -18,11 +18,13 @@ Differences from torch, all deliberate:
 - Worker threads are always stopped and joined when the iterator is exhausted,
   garbage-collected, or left by ``break``.
 """
+import atexit
 import itertools
 import queue
 import sys
 import threading
 import warnings
+import weakref
 
 import ember
 from ember.utils.data import _utils
@@ -331,6 +333,19 @@ def _worker_dataset(dataset):
         return dataset
 
 
+# Iterators whose worker threads may be running. At exit their workers are
+# stopped and joined before the interpreter finalizes: a daemon thread that is
+# inside a C++ call (GIL released) when finalization starts is killed with
+# pthread_exit, which unwinds through C++ frames and aborts the process.
+_live_iterators = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all_workers():
+    for it in list(_live_iterators):
+        it._shutdown_workers()
+
+
 class _ThreadedDataLoaderIter(_BaseDataLoaderIter):
     """Batches prepared (fetched, collated, pinned) by worker threads, handed
     out in order.
@@ -371,6 +386,7 @@ class _ThreadedDataLoaderIter(_BaseDataLoaderIter):
             self._index_queues.append(q)
             self._workers.append(t)
         self._shutdown = False
+        _live_iterators.add(self)
         for t in self._workers:
             t.start()
         self._send_idx = 0            # index of the next task to send

@@ -28,6 +28,12 @@ def _is_numpy(obj):
     return t.__module__ == "numpy" and t.__name__ not in ("str_", "string_", "bytes_")
 
 
+def _numpy_as_tensor(data):
+    # Through np.asarray: NumPy scalars, and lists of them, keep their dtype and
+    # shape (a scalar becomes a 0-d tensor), as torch.as_tensor gives.
+    return ember.as_tensor(sys.modules["numpy"].asarray(data))
+
+
 def default_convert(data):
     """Converts NumPy arrays (and NumPy scalars) inside ``data`` into tensors,
     recursing through mappings and sequences; anything else is returned as is.
@@ -40,7 +46,7 @@ def default_convert(data):
         if elem_type.__name__ in ("ndarray", "memmap") and \
                 np_str_obj_array_pattern.search(data.dtype.str) is not None:
             return data
-        return ember.as_tensor(data)
+        return _numpy_as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
         try:
             if isinstance(data, collections.abc.MutableMapping):
@@ -132,7 +138,7 @@ def collate_numpy_array_fn(batch, *, collate_fn_map=None):
 
 
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
-    return ember.as_tensor(batch)
+    return _numpy_as_tensor(batch)
 
 
 def collate_float_fn(batch, *, collate_fn_map=None):

@@ -84,7 +84,13 @@ class _Failure:
         exc, self.exc = self.exc, None
         if hasattr(exc, "add_note"):  # Python >= 3.11
             exc.add_note(f"(raised in {self.where})")
-        raise exc
+        try:
+            raise exc
+        finally:
+            # no cycle exception -> traceback -> this frame -> exception: the
+            # iterator in the frames above must be freed (stopping its workers)
+            # as soon as the caller drops the exception
+            exc = None
 
 
 def _fetch(fetcher, index, pin, where, iterable):
