@@ -405,21 +405,28 @@ def test_sequential_batches_follow_the_dataset(n, bs, drop_last):
         assert xb.tolist() == [[2 * i, 2 * i + 1] for i in w]
 
 
-def test_gather_path_matches_per_sample_collation():
-    # A TensorDataset is batched by one gather per tensor; the result must equal
-    # what per-sample indexing + default_collate gives (as with any other dataset).
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_gather_path_matches_per_sample_collation(shuffle):
+    # A TensorDataset is batched by one gather (or slice copy) per tensor; the
+    # result must equal what per-sample indexing + default_collate gives.
     x = ember.arange(60, dtype=ember.float32).reshape(20, 3)
     y = ember.arange(20, dtype=ember.int16)
     ds = TensorDataset(x, y)
-    fast = list(DataLoader(ds, batch_size=6, shuffle=True, generator=generator(1)))
-    slow = list(DataLoader(ds, batch_size=6, shuffle=True, generator=generator(1),
+    fast = list(DataLoader(ds, batch_size=6, shuffle=shuffle, generator=generator(1)))
+    slow = list(DataLoader(ds, batch_size=6, shuffle=shuffle, generator=generator(1),
                            collate_fn=lambda b: default_collate(b)))
     assert len(fast) == len(slow) == 4
     for (fx, fy), (sx, sy) in zip(fast, slow):
         assert fx.dtype == sx.dtype == ember.float32 and fy.dtype == sy.dtype == ember.int16
         assert fx.tolist() == sx.tolist() and fy.tolist() == sy.tolist()
         assert fx.is_contiguous()
-        assert not fx._is_view_of(x)  # a copy, never a view of the dataset
+        assert not fx._is_view_of(x) and not fy._is_view_of(y)  # copies, never views
+    # out-of-range indices fail as per-sample indexing does
+    with pytest.raises(IndexError):
+        next(iter(DataLoader(ds, batch_sampler=[[18, 19, 20]])))
+    with pytest.raises(IndexError):
+        next(iter(DataLoader(ds, batch_sampler=[[25, 3]])))
+    assert next(iter(DataLoader(ds, batch_sampler=[[-1, 0]])))[1].tolist() == [19, 0]
 
 
 def test_batch_size_none_yields_samples():

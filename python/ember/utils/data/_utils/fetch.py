@@ -1,9 +1,10 @@
 """Turning an index (or a list of indices) into a batch: torch's fetchers.
 
 One extra path: a ``TensorDataset`` of CPU tensors collated by
-``default_collate`` is batched with one gather per tensor (``t[indices]``)
-instead of one view per sample and a stack; the result is the same (the list
-``default_collate`` makes of tuples of tensors) at a fraction of the cost.
+``default_collate`` is batched with one gather per tensor (``t[indices]``, or a
+copy of a slice for consecutive indices) instead of one view per sample and a
+stack; the result is the same (the list ``default_collate`` makes of tuples of
+tensors) at a fraction of the cost.
 """
 import ember
 from ember.utils.data._utils.collate import default_collate
@@ -57,7 +58,7 @@ class _MapDatasetFetcher(_BaseDatasetFetcher):
         if self.auto_collation:
             if self._gather and possibly_batched_index and \
                     all(type(i) is int for i in possibly_batched_index):
-                return [t[possibly_batched_index] for t in self.dataset.tensors]
+                return self._gather_batch(possibly_batched_index)
             getitems = getattr(self.dataset, "__getitems__", None)
             if getitems:
                 data = getitems(possibly_batched_index)
@@ -66,3 +67,11 @@ class _MapDatasetFetcher(_BaseDatasetFetcher):
         else:
             data = self.dataset[possibly_batched_index]
         return self.collate_fn(data)
+
+    def _gather_batch(self, index):
+        tensors = self.dataset.tensors
+        first, n = index[0], len(index)
+        if 0 <= first and first + n <= len(tensors[0]) and index == list(range(first, first + n)):
+            # consecutive rows (sequential sampling): one contiguous copy
+            return [t[first:first + n].clone() for t in tensors]
+        return [t[index] for t in tensors]
