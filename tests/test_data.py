@@ -536,6 +536,33 @@ def test_background_thread_with_zero_workers():
     assert worker_threads() == []
 
 
+def test_background_thread_overlaps_the_loop():
+    # Each batch takes 20 ms to prepare and 20 ms to "train" on (both sleep, so the
+    # GIL is free): one after the other that is 2 x 20 ms per batch; with the
+    # next batch prepared in the background, about 20 ms.
+    class SlowBatches(Dataset):
+        def __len__(self):
+            return 10
+
+        def __getitem__(self, i):
+            time.sleep(0.02)
+            return i
+
+    def epoch(**kw):
+        t0 = time.perf_counter()
+        out = []
+        for b in DataLoader(SlowBatches(), batch_size=None, **kw):
+            time.sleep(0.02)
+            out.append(b)
+        return time.perf_counter() - t0, out
+
+    serial, a = epoch(prefetch_thread=False)
+    background, b = epoch(prefetch_thread=True)
+    assert a == b == list(range(10))
+    assert serial >= 0.4
+    assert background < 0.75 * serial, (background, serial)
+
+
 def test_prefetch_thread_false_loads_in_the_calling_thread():
     ds = Squares(5)
     assert [b[1].tolist() for b in DataLoader(ds, batch_size=2, prefetch_thread=False)] == \

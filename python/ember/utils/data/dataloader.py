@@ -188,7 +188,8 @@ class DataLoader:
         if multiprocessing_context is not None:
             if self.num_workers <= 0:
                 raise ValueError("multiprocessing_context can only be used with multi-process "
-                                 f"loading (num_workers > 0), but got num_workers={self.num_workers}")
+                                 "loading (num_workers > 0), but got "
+                                 f"num_workers={self.num_workers}")
             import multiprocessing
             if isinstance(multiprocessing_context, str):
                 valid = multiprocessing.get_all_start_methods()
