@@ -487,7 +487,7 @@ class _ThreadedDataLoaderIter(_BaseDataLoaderIter):
             q.put(None)
         me = threading.current_thread()
         for t in self._workers:
-            if t is not me:
+            if t is not me and t.ident is not None:  # (started, and not this thread)
                 t.join()
         # Batches prepared ahead and never taken (pinned memory) go now.
         self._task_info.clear()
