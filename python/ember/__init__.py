@@ -25,6 +25,9 @@ def __getattr__(name):
     if name in ("set_printoptions", "get_printoptions", "printoptions"):
         from ember import _tensor_str
         return getattr(_tensor_str, name)
+    if name == "utils":  # ember.utils.data (DataLoader...), imported on first use
+        import importlib
+        return importlib.import_module("ember.utils")
     raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
 
@@ -47,7 +50,7 @@ globals().update({_name: _method(_name) for _name in _FUNCTIONAL})
 _DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
                 "float32", "float64", "half", "float", "double", "short", "int", "long")
 
-__all__ = ["cuda", "device", "version", "__version__", "Tensor", "Size", "dtype", "finfo",
+__all__ = ["cuda", "utils", "device", "version", "__version__", "Tensor", "Size", "dtype", "finfo",
            "iinfo", "get_default_dtype", "set_default_dtype", "promote_types", "tensor",
            "as_tensor", "asarray", "from_numpy", "from_dlpack", "empty", "zeros", "ones", "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "empty_strided", "arange",
