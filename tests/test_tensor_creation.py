@@ -348,3 +348,20 @@ def test_new_functions_keep_dtype_and_device():
     assert base.detach().data_ptr() == base.data_ptr() and base.detach_() is base
     with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
         base.new_zeros(2, foo=1)
+
+
+@pytest.mark.parametrize("data, shape, dtype", [
+    (np.float32(0.5), (), "float32"),
+    (np.int16(3), (), "int16"),
+    (np.float64(2.0), (), "float64"),
+    ([np.float64(1.0), 2.0], (2,), "float64"),   # np.float64 is a float subclass
+    ([np.int16(1), np.int16(2)], (2,), "int16"),
+    ([np.float32(1), 2], (2,), "float32"),
+    ([[np.uint8(1)], [2]], (2, 1), "int64"),     # uint8 with int64 promotes to int64
+    ([1, 2.0], (2,), "float32"),
+    ([True, 1], (2,), "int64"),
+])
+def test_dtype_inference_follows_torch_for_numpy_scalars(data, shape, dtype):
+    for fn in (ember.tensor, ember.as_tensor):
+        t = fn(data)
+        assert tuple(t.shape) == shape and t.dtype == getattr(ember, dtype), (fn, data)

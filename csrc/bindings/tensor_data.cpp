@@ -48,7 +48,6 @@ Shape infer_shape(py::handle data) {
   return shape;
 }
 
-enum Category { kNone = 0, kBool = 1, kInt = 2, kFloat = 3 };
 
 [[noreturn]] void bad_leaf(py::handle obj) {
   throw TypeError(detail::str("Could not infer dtype of ", type_name(obj),
@@ -56,24 +55,33 @@ enum Category { kNone = 0, kBool = 1, kInt = 2, kFloat = 3 };
                               "or tuples of them, NumPy arrays and tensors"));
 }
 
-Category leaf_category(py::handle obj) {
+// The dtype a leaf asks for, as torch infers it: Python floats the default
+// dtype, ints int64, bools bool; NumPy scalars and one-element tensors their own.
+ScalarType leaf_type(py::handle obj) {
   PyObject* p = obj.ptr();
-  if (PyFloat_Check(p)) return kFloat;
-  if (PyBool_Check(p)) return kBool;
-  if (PyLong_Check(p)) return kInt;
+  // Exact types first: np.float64 subclasses float but asks for float64.
+  if (PyFloat_CheckExact(p)) return default_dtype();
+  if (PyBool_Check(p)) return ScalarType::Bool;
+  if (PyLong_CheckExact(p)) return ScalarType::Int64;
   if (!is_scalar_like(obj)) bad_leaf(obj);
+  if (is_tensor(obj)) return tensor_arg(obj).dtype();
+  if (PyObject_HasAttrString(p, "dtype") && PyObject_HasAttrString(p, "__array_interface__")) {
+    // A NumPy scalar: its dtype, through the same mapping as arrays.
+    return tensor_from_numpy(py::module_::import("numpy").attr("asarray")(obj)).dtype();
+  }
   const Scalar s = scalar_arg(obj, "tensor", "data");
-  return s.is_floating() ? kFloat : s.is_bool() ? kBool : kInt;
+  return s.is_floating() ? default_dtype() : s.is_bool() ? ScalarType::Bool : ScalarType::Int64;
 }
 
-// Checks the nesting against `shape` and finds the widest category.
-void scan(py::handle obj, const Shape& shape, size_t depth, Category& cat) {
+// Checks the nesting against `shape` and promotes the leaves' dtypes.
+void scan(py::handle obj, const Shape& shape, size_t depth, std::optional<ScalarType>& type) {
   if (depth == shape.size()) {
     if (is_nested_container(obj)) {
       throw ValueError(detail::str("expected a number at dim ", depth, " but got a sequence (",
                                    type_name(obj), "): the nested lists are ragged"));
     }
-    cat = std::max(cat, leaf_category(obj));
+    const ScalarType t = leaf_type(obj);
+    type = type ? promote_types(*type, t) : t;
     return;
   }
   if (!is_nested_container(obj)) {
@@ -90,7 +98,7 @@ void scan(py::handle obj, const Shape& shape, size_t depth, Category& cat) {
                                  " (got ", n, ")"));
   }
   PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
-  for (Py_ssize_t i = 0; i < n; ++i) scan(items[i], shape, depth + 1, cat);
+  for (Py_ssize_t i = 0; i < n; ++i) scan(items[i], shape, depth + 1, type);
 }
 
 template <typename T>
@@ -112,12 +120,9 @@ void write(py::handle obj, const Shape& shape, size_t depth, T*& out) {
 
 Tensor from_nested(py::handle data, std::optional<ScalarType> dtype, bool pin_memory) {
   const Shape shape = infer_shape(data);
-  Category cat = kNone;
-  scan(data, shape, 0, cat);
-  const ScalarType t = dtype ? *dtype
-                             : cat == kBool ? ScalarType::Bool
-                             : cat == kInt  ? ScalarType::Int64
-                                            : default_dtype();  // floats, or no elements
+  std::optional<ScalarType> inferred;
+  scan(data, shape, 0, inferred);
+  const ScalarType t = dtype ? *dtype : inferred.value_or(default_dtype());  // empty: default
   Tensor out = Tensor::empty(shape, t, kCpu, pin_memory);
   dispatch(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -174,7 +179,8 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, const 
   } else if (is_numpy_array(data) || is_array_like(data)) {
     // NumPy does the work for arrays with negative strides, foreign byte order
     // and array-likes; numpy is already imported when such an object exists.
-    py::object arr = py::module_::import("numpy").attr("ascontiguousarray")(data);
+    // asarray(order="C") keeps 0-d arrays and NumPy scalars 0-d (ascontiguousarray would not).
+    py::object arr = py::module_::import("numpy").attr("asarray")(data, py::arg("order") = "C");
     if (py::cast<std::string>(arr.attr("dtype").attr("kind")) == "O") {
       return from_nested(arr.attr("tolist")(), dtype, pin_memory);
     }
