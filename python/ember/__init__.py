@@ -19,6 +19,17 @@ from ember._C import (  # noqa: E402
 )
 from ember._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: E402
 
+# Linear algebra (csrc/ops/matmul.hpp, einsum.hpp): bound C++, no Python wrappers.
+from ember._C import (  # noqa: E402
+    matmul, mm, bmm, mv, dot, vdot, outer, ger, addmm, addmv, baddbmm, einsum,
+    set_float32_matmul_precision, get_float32_matmul_precision,
+)
+from ember import backends, nn  # noqa: E402
+
+_LINALG = ("matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "addmm", "addmv",
+           "baddbmm", "einsum", "set_float32_matmul_precision", "get_float32_matmul_precision",
+           "backends", "nn")
+
 
 # torch's functional spellings of the view methods (thin: not hot paths).
 def _method(name):
@@ -44,6 +55,7 @@ __all__ = ["cuda", "device", "version", "__version__", "Tensor", "Size", "dtype"
            "as_tensor", "asarray", "from_numpy", "from_dlpack", "empty", "zeros", "ones", "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "empty_strided", "arange",
            "linspace", "eye", "cat", "concat", "concatenate", "stack", "is_tensor", "numel",
-           "set_printoptions", "get_printoptions", "printoptions", *_FUNCTIONAL, *_DTYPE_NAMES]
+           "set_printoptions", "get_printoptions", "printoptions", *_FUNCTIONAL, *_LINALG,
+           *_DTYPE_NAMES]
 
 globals().update({_n: getattr(_C, _n) for _n in _DTYPE_NAMES})
