@@ -53,12 +53,13 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Enough blocks of threads to fill the device a few times over; each thread
+// One wave of resident thread blocks (H100: 8 x 256 threads per SM); each thread
 // then loops over several Philox blocks.
 unsigned grid_for(int64_t philox_blocks, int device) {
-  const int sms = cuda::get_device_properties(device).multi_processor_count;
+  const auto& props = cuda::get_device_properties(device);
+  const int64_t per_sm = std::max(1, props.max_threads_per_multi_processor / kThreads);
   const int64_t full = (philox_blocks + kThreads - 1) / kThreads;
-  const int64_t cap = static_cast<int64_t>(sms) * 16;
+  const int64_t cap = static_cast<int64_t>(props.multi_processor_count) * per_sm;
   return static_cast<unsigned>(std::max<int64_t>(1, std::min(full, cap)));
 }
 
