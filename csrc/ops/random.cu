@@ -7,6 +7,9 @@
 // with one vector store per block (a float4 for float32) when aligned; other
 // layouts compute each element's address from its logical index. The values
 // depend on the block index only, never on the grid.
+#include <algorithm>
+#include <atomic>
+
 #include "ops/cuda_loops.cuh"
 #include "ops/random.hpp"
 #include "ops/random_dispatch.hpp"
@@ -53,14 +56,24 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// One wave of resident thread blocks (H100: 8 x 256 threads per SM); each thread
-// then loops over several Philox blocks.
+// Exactly one wave of resident thread blocks (as many as the kernel's
+// register use lets each SM hold, asked once per kernel and device): a
+// partial second wave would leave most SMs idle at the end. Each thread then
+// loops over several Philox blocks.
+template <typename T, typename S, typename M>
 unsigned grid_for(int64_t philox_blocks, int device) {
-  const auto& props = cuda::get_device_properties(device);
-  const int64_t per_sm = std::max(1, props.max_threads_per_multi_processor / kThreads);
+  static std::atomic<int> resident[cuda::kMaxDevices] = {};  // blocks per SM; 0: not asked
+  int per_sm = resident[device].load(std::memory_order_relaxed);
+  if (per_sm == 0) {
+    EMBER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, reinterpret_cast<const void*>(&random_kernel<T, S, M>), kThreads, 0));
+    per_sm = per_sm > 0 ? per_sm : 1;
+    resident[device].store(per_sm, std::memory_order_relaxed);
+  }
+  const int64_t wave =
+      static_cast<int64_t>(cuda::get_device_properties(device).multi_processor_count) * per_sm;
   const int64_t full = (philox_blocks + kThreads - 1) / kThreads;
-  const int64_t cap = static_cast<int64_t>(props.multi_processor_count) * per_sm;
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min(full, cap)));
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min(full, wave)));
 }
 
 struct CudaRunner {
@@ -80,8 +93,8 @@ struct CudaRunner {
         l.ndim == 0 && reinterpret_cast<uintptr_t>(l.data) % sizeof(Vec<T, E>) == 0;
     const PhiloxState st = gen.reserve(blocks);
     cudaStream_t stream = cuda::current_stream(dev).handle();
-    random_kernel<T, S, M><<<grid_for(static_cast<int64_t>(blocks), dev), kThreads, 0, stream>>>(
-        l, n, st.seed, st.offset, sampler, map, vector_store);
+    random_kernel<T, S, M><<<grid_for<T, S, M>(static_cast<int64_t>(blocks), dev), kThreads, 0,
+                             stream>>>(l, n, st.seed, st.offset, sampler, map, vector_store);
     EMBER_KERNEL_LAUNCH_CHECK();
   }
 };
