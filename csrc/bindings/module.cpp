@@ -17,4 +17,6 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_dtype(m);
   ember::bindings::bind_tensor(m);
   ember::bindings::bind_tensor_creation(m);
+  ember::bindings::bind_linalg(m);
+  ember::bindings::bind_random(m, cuda);
 }
