@@ -22,6 +22,7 @@ void bind_memory_testing(py::module_& m);
 void bind_dtype(py::module_& m);
 void bind_tensor(py::module_& m);
 void bind_tensor_creation(py::module_& m);
+void bind_math(py::module_& m);
 
 // A Device from what Python users pass: ember.device, "cuda:1", "cpu", or an
 // int (a CUDA ordinal). Throws TypeError/RuntimeError for anything else.
