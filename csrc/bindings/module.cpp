@@ -19,4 +19,5 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_tensor_creation(m);
   ember::bindings::bind_linalg(m);
   ember::bindings::bind_random(m, cuda);
+  ember::bindings::bind_math(m);
 }
