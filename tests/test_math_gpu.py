@@ -479,3 +479,40 @@ def test_sum_of_more_than_2_31_elements(torch):
     assert (x == 7).sum().item() == 1
     c = x.view(1, n).sum(1)
     assert c.tolist() == [n + 6]
+
+
+# ---- scans and softmax -------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["bool", "uint8", "int32", "int64", "float16", "bfloat16",
+                                  "float32", "float64"])
+@pytest.mark.parametrize("shape, dim", [((7, 33), 1), ((7, 33), 0), ((3, 5000), 1),
+                                        ((1, 100_000), 1), ((100, 3, 2), 0), ((1 << 18, 4), 1)])
+def test_scans_vs_torch(torch, name, shape, dim):
+    lo, hi = (0, 2) if name == "bool" else (-2, 3)
+    x = make(name, shape, 25, lo, hi)
+    tx = tt(x, torch)
+    got, exp = x.cumsum(dim), tx.cumsum(dim)
+    scale = tx.double().abs().cumsum(dim) if exp.dtype.is_floating_point else None
+    assert str(got.dtype).split(".")[-1] == str(exp.dtype).split(".")[-1]
+    if scale is None:
+        same(got, exp, torch)
+    else:
+        tol = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 1e-5, "float64": 1e-12}[name]
+        err = (torch.from_dlpack(got).double() - tx.double().cumsum(dim)).abs()
+        assert bool((err <= tol * scale + tol).all())
+    small = make(name, shape, 26, 0, 2) if name != "bool" else x
+    same(small.cumprod(dim), tt(small, torch).cumprod(dim), torch, rtol=1e-2, atol=1e-2)
+    same(x.t().cumsum(0) if len(shape) == 2 else x.cumsum(-1),
+         tx.t().cumsum(0) if len(shape) == 2 else tx.cumsum(-1), torch, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("name", FLOATS)
+@pytest.mark.parametrize("shape, dim", [((64, 1000), 1), ((1000, 64), 0), ((8, 3, 50), 1),
+                                        ((4, 100_000), -1)])
+def test_softmax_vs_torch(torch, name, shape, dim):
+    x = make(name, shape, 27, -8, 8)
+    tx = tt(x, torch)
+    rtol = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-5}.get(name)
+    same(x.softmax(dim), tx.softmax(dim), torch, rtol=rtol, atol=1e-6)
+    same(ember.log_softmax(x, dim), torch.log_softmax(tx, dim), torch, rtol=rtol, atol=1e-3)
+    same(ember.logsumexp(x, dim), torch.logsumexp(tx, dim), torch, rtol=rtol, atol=1e-3)

@@ -14,6 +14,8 @@
 #include "bindings/math_parts.hpp"
 #include "ops/binary.hpp"
 #include "ops/reduce.hpp"
+#include "ops/scan.hpp"
+#include "ops/softmax.hpp"
 
 namespace ember::bindings {
 
@@ -298,6 +300,58 @@ PyObject* count_nonzero_method(PyObject* self, PyObject* const* args, Py_ssize_t
   EMBER_PY_CATCH
 }
 
+// ---- cumsum, cumprod, softmax, log_softmax ------------------------------------
+
+enum AlongKind { kCumsum, kCumprod, kSoftmax, kLogSoftmax };
+constexpr const char* kAlongNames[] = {"cumsum", "cumprod", "softmax", "log_softmax"};
+
+Tensor along(int kind, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype,
+             const Tensor& out) {
+  const ops::Operand in(x);
+  return maybe_nogil(worth_releasing_gil({&in}), [&] {
+    switch (kind) {
+      case kCumsum: return ops::scan(ops::ScanOp::Sum, x, dim, dtype, out);
+      case kCumprod: return ops::scan(ops::ScanOp::Prod, x, dim, dtype, out);
+      case kSoftmax: return ops::softmax(x, dim, dtype);
+      default: return ops::log_softmax(x, dim, dtype);
+    }
+  });
+}
+
+template <int KIND>
+PyObject* along_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {
+  EMBER_PY_TRY
+  const char* fn = kAlongNames[KIND];
+  static Signature sig(kAlongNames[KIND], 3, {"input", "dim", "dtype", "out"});
+  PyObject* s[4];
+  sig.parse(args, nargsf, kw, s);
+  if (!s[0]) throw TypeError(detail::str(fn, "() missing required argument 'input'"));
+  if (!s[1] || s[1] == Py_None) throw TypeError(detail::str(fn, "() missing required argument 'dim'"));
+  const Tensor& x = tensor_arg(s[0], "'input'");
+  const Tensor out = out_arg(s[3], fn);
+  EMBER_CHECK(!out.defined() || KIND <= kCumprod, fn, "() takes no out= argument in ember");
+  return finish(along(KIND, x, int_arg(s[1], fn, "dim"), dtype_kw(s[2]), out), out, s[3]);
+  EMBER_PY_CATCH
+}
+
+template <int KIND, bool INPLACE>
+PyObject* along_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {
+  EMBER_PY_TRY
+  const char* fn = kAlongNames[KIND];
+  static Signature sig(kAlongNames[KIND], 2, {"dim", "dtype"});
+  PyObject* s[2];
+  sig.parse(args, nargsf, kw, s);
+  if (!s[0] || s[0] == Py_None) throw TypeError(detail::str(fn, "() missing required argument 'dim'"));
+  const Tensor& x = tensor_arg(self);
+  const int64_t dim = int_arg(s[0], fn, "dim");
+  if (INPLACE) {
+    along(KIND, x, dim, dtype_kw(s[1]), x);
+    return same_obj(self);
+  }
+  return wrap(along(KIND, x, dim, dtype_kw(s[1]), Tensor()));
+  EMBER_PY_CATCH
+}
+
 template <int... I>
 void simple_defs(MathDefs& d, std::integer_sequence<int, I...>) {
   ((d.functions.push_back({kSimple[I].name, EMBER_FAST(&simple_function<I>), kFastKw, nullptr}),
@@ -330,6 +384,12 @@ void add_reduce_defs(MathDefs& d) {
        "norm(input, p='fro', dim=None, keepdim=False, dtype=None)"},
       {"count_nonzero", EMBER_FAST(&count_nonzero_function), kFastKw,
        "count_nonzero(input, dim=None)"},
+      {"cumsum", EMBER_FAST(&along_function<kCumsum>), kFastKw, "cumsum(input, dim, *, dtype=None)"},
+      {"cumprod", EMBER_FAST(&along_function<kCumprod>), kFastKw,
+       "cumprod(input, dim, *, dtype=None)"},
+      {"softmax", EMBER_FAST(&along_function<kSoftmax>), kFastKw, "softmax(input, dim, dtype=None)"},
+      {"log_softmax", EMBER_FAST(&along_function<kLogSoftmax>), kFastKw,
+       "log_softmax(input, dim, dtype=None)"},
   };
   const PyMethodDef methods[] = {
       {"max", EMBER_FAST(&max_min_method<true>), kFastKw, nullptr},
@@ -338,6 +398,12 @@ void add_reduce_defs(MathDefs& d) {
       {"std", EMBER_FAST(&var_std_method<true>), kFastKw, nullptr},
       {"norm", EMBER_FAST(&norm_method), kFastKw, nullptr},
       {"count_nonzero", EMBER_FAST(&count_nonzero_method), kFastKw, nullptr},
+      {"cumsum", EMBER_FAST((&along_method<kCumsum, false>)), kFastKw, nullptr},
+      {"cumsum_", EMBER_FAST((&along_method<kCumsum, true>)), kFastKw, nullptr},
+      {"cumprod", EMBER_FAST((&along_method<kCumprod, false>)), kFastKw, nullptr},
+      {"cumprod_", EMBER_FAST((&along_method<kCumprod, true>)), kFastKw, nullptr},
+      {"softmax", EMBER_FAST((&along_method<kSoftmax, false>)), kFastKw, nullptr},
+      {"log_softmax", EMBER_FAST((&along_method<kLogSoftmax, false>)), kFastKw, nullptr},
   };
   for (const PyMethodDef& f : fns) d.functions.push_back(f);
   for (const PyMethodDef& m : methods) d.methods.push_back(m);

@@ -139,7 +139,8 @@ Tensor reduce(ReduceOp op, const Tensor& x_in, const Dims& dims, bool keepdim,
               std::optional<ScalarType> dtype, const ReduceArgs& args, const Tensor& out) {
   Tensor x = x_in;
   if (dtype && *dtype != x.dtype()) x = to(x, x.device(), *dtype);
-  const ScalarType rdt = result_dtype(op, x.dtype(), x.is_cuda());
+  const ScalarType rdt = args.result_dtype ? *args.result_dtype
+                                           : result_dtype(op, x.dtype(), x.is_cuda());
   const std::vector<bool> red = reduced_dims(dims, x.dim());
   check_nonempty(op, x, dims, red);
   // argmax over everything indexes the flattened (row-major) tensor.

@@ -31,6 +31,9 @@ using Dims = std::optional<std::vector<int64_t>>;
 struct ReduceArgs {
   double p = 2.0;           // norm
   double correction = 1.0;  // var/std
+  // Results in this dtype instead of torch's (internal: softmax keeps its
+  // logsumexp in float32 for float16 inputs).
+  std::optional<ScalarType> result_dtype;
 };
 
 Tensor reduce(ReduceOp op, const Tensor& x, const Dims& dims, bool keepdim,
