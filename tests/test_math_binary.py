@@ -522,3 +522,25 @@ def test_unknown_operand_types_return_not_implemented():
 def test_huge_python_int_is_an_error():
     with pytest.raises(RuntimeError, match="Overflow"):
         ember.ones(2, dtype=ember.int64) + 2**70
+
+
+def test_pow_by_zero_and_one_short_circuits_like_torch():
+    b = ember.tensor([True, False])
+    assert (b ** True).tolist() == [True, False] and (b ** True).dtype == ember.bool
+    assert (b ** False).tolist() == [True, True]
+    i = ember.tensor([3, -2, 0])
+    assert ember.pow(i, 0).tolist() == [1, 1, 1] and ember.pow(i, 1).tolist() == [3, -2, 0]
+    f = ember.tensor([2.0, float("nan")])
+    assert ember.pow(f, 0).tolist() == [1.0, 1.0]  # nan ** 0 is 1, as in torch
+    x = ember.tensor([5, 6])
+    x.pow_(1)
+    assert x.tolist() == [5, 6]
+    assert (b ** 2).dtype == ember.int64 and (b ** 2).tolist() == [1, 0]  # int promotes bool
+
+
+def test_remainder_rounds_numbers_to_half_like_torch():
+    x = ember.tensor([0.35, 1.0, 2.5], dtype=ember.float16)
+    got = ember.remainder(x, 0.1).float().tolist()
+    h = np.float16(0.1).astype(np.float32)
+    want = [float(np.float32(v) - np.floor(np.float32(v) / h) * h) for v in x.float().tolist()]
+    assert np.allclose(got, np.array(want, dtype=np.float16).astype(np.float32), atol=1e-3)

@@ -1,4 +1,6 @@
 #include "ops/binary.hpp"
+#include "ops/copy.hpp"
+#include "ops/fill.hpp"
 
 #include "ops/binary_functors.hpp"
 #include "ops/elementwise_cpu.hpp"
@@ -132,8 +134,27 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
   }
   const ScalarType common = binary_result_type(op, a, b);
   const bool cuda = any_cuda(a, b) || (out.defined() && out.is_cuda());
+  if (op == BinaryOp::Pow && !a.is_scalar() && b.is_scalar()) {
+    // As torch: x ** 0 is ones and x ** 1 a copy, before any dtype check
+    // (so bool ** True works).
+    const Scalar& e = b.scalar;
+    const double v = e.is_floating() ? e.d : e.is_integral() ? double(e.i) : double(e.b);
+    if (v == 0.0 || v == 1.0) {
+      const ElementwiseSpec spec{binary_name(op), common, common, common, true};
+      const ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
+      if (v == 0.0) {
+        fill_(it.out, Scalar::from_int(1));
+      } else if (!it.out.is_same(a.tensor)) {
+        copy_(it.out, a.tensor);
+      }
+      return it.out;
+    }
+  }
   check_supported(op, a, b, args, common, cuda);
-  const ElementwiseSpec spec{binary_name(op), common, common, common, true};
+  // torch's remainder kernel takes numbers as the tensor's dtype (rounding 0.1
+  // to float16 first); its opmath kernels (add, mul, ...) keep full precision.
+  const bool round_numbers = op == BinaryOp::Remainder;
+  const ElementwiseSpec spec{binary_name(op), common, common, common, true, round_numbers};
   const ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
   if (it.is_cuda()) {
 #if EMBER_WITH_CUDA
