@@ -17,4 +17,5 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_dtype(m);
   ember::bindings::bind_tensor(m);
   ember::bindings::bind_tensor_creation(m);
+  ember::bindings::bind_linalg(m);
 }

@@ -27,6 +27,17 @@ def __getattr__(name):
         return getattr(_tensor_str, name)
     raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
+# Linear algebra (csrc/ops/matmul.hpp, einsum.hpp): bound C++, no Python wrappers.
+from ember._C import (  # noqa: E402
+    matmul, mm, bmm, mv, dot, vdot, outer, ger, addmm, addmv, baddbmm, einsum,
+    set_float32_matmul_precision, get_float32_matmul_precision,
+)
+from ember import backends, nn  # noqa: E402
+
+_LINALG = ("matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "addmm", "addmv",
+           "baddbmm", "einsum", "set_float32_matmul_precision", "get_float32_matmul_precision",
+           "backends", "nn")
+
 
 # torch's functional spellings of the view methods (thin: not hot paths).
 def _method(name):
@@ -52,6 +63,7 @@ __all__ = ["cuda", "device", "version", "__version__", "Tensor", "Size", "dtype"
            "as_tensor", "asarray", "from_numpy", "from_dlpack", "empty", "zeros", "ones", "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "empty_strided", "arange",
            "linspace", "eye", "cat", "concat", "concatenate", "stack", "is_tensor", "numel",
-           "set_printoptions", "get_printoptions", "printoptions", *_FUNCTIONAL, *_DTYPE_NAMES]
+           "set_printoptions", "get_printoptions", "printoptions", *_FUNCTIONAL, *_LINALG,
+           *_DTYPE_NAMES]
 
 globals().update({_n: getattr(_C, _n) for _n in _DTYPE_NAMES})

@@ -1,0 +1,98 @@
+// cuBLAS and cuBLASLt, opened with dlopen on first use (import ember must not
+// load them: libcublasLt is 0.5 GB and costs 50-600 ms to load).
+//
+// - cublas_api() opens libcublasLt.so.<major> and libcublas.so.<major> (by
+//   soname, then from the toolkit directory baked in at build time) and
+//   resolves every entry point ember uses into a typed function pointer: the
+//   types come from the cuBLAS headers, so a signature change is a compile
+//   error, not a crash. It throws a RuntimeError saying what to install when
+//   the libraries cannot be opened. Nothing is ever unloaded.
+// - EMBER_CUBLAS_CHECK(call) raises ember.cuda.CudaError naming the cuBLAS
+//   function, the status name and its description, and what to try next.
+//   Write calls as EMBER_CUBLAS_CHECK(api.cublasGemmEx(...)): the member is
+//   named after the function, so the message names it.
+#pragma once
+
+#if EMBER_WITH_CUDA
+
+#include <cublasLt.h>
+#include <cublas_api.h>
+
+#include <string>
+
+namespace ember::ops::blas {
+
+// Signatures of the entry points that cublas_api.h overloads in C++ (a
+// static inline shim takes a cudaDataType compute type), so decltype(&f)
+// cannot name them.
+using GemmExFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
+                                    int, int, const void*, const void*, cudaDataType, int,
+                                    const void*, cudaDataType, int, const void*, void*,
+                                    cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+using GemmEx64Fn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t,
+                                      int64_t, int64_t, int64_t, const void*, const void*,
+                                      cudaDataType, int64_t, const void*, cudaDataType, int64_t,
+                                      const void*, void*, cudaDataType, int64_t,
+                                      cublasComputeType_t, cublasGemmAlgo_t);
+using GemmStridedBatchedExFn = cublasStatus_t (*)(
+    cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
+    const void*, cudaDataType, int, long long, const void*, cudaDataType, int, long long,
+    const void*, void*, cudaDataType, int, long long, int, cublasComputeType_t, cublasGemmAlgo_t);
+using GemmStridedBatchedEx64Fn = cublasStatus_t (*)(
+    cublasHandle_t, cublasOperation_t, cublasOperation_t, int64_t, int64_t, int64_t, const void*,
+    const void*, cudaDataType, int64_t, long long, const void*, cudaDataType, int64_t, long long,
+    const void*, void*, cudaDataType, int64_t, long long, int64_t, cublasComputeType_t,
+    cublasGemmAlgo_t);
+
+struct CublasApi {
+  std::string path;  // where libcublas was found
+
+  // libcublas
+  decltype(&::cublasCreate_v2) cublasCreate = nullptr;
+  decltype(&::cublasSetStream_v2) cublasSetStream = nullptr;
+  decltype(&::cublasSetWorkspace_v2) cublasSetWorkspace = nullptr;
+  decltype(&::cublasSetMathMode) cublasSetMathMode = nullptr;
+  decltype(&::cublasGetStatusName) cublasGetStatusName = nullptr;
+  decltype(&::cublasGetStatusString) cublasGetStatusString = nullptr;
+  GemmExFn cublasGemmEx = nullptr;
+  GemmEx64Fn cublasGemmEx_64 = nullptr;
+  GemmStridedBatchedExFn cublasGemmStridedBatchedEx = nullptr;
+  GemmStridedBatchedEx64Fn cublasGemmStridedBatchedEx_64 = nullptr;
+
+  // libcublasLt
+  decltype(&::cublasLtCreate) cublasLtCreate = nullptr;
+  decltype(&::cublasLtMatmul) cublasLtMatmul = nullptr;
+  decltype(&::cublasLtMatmulDescCreate) cublasLtMatmulDescCreate = nullptr;
+  decltype(&::cublasLtMatmulDescDestroy) cublasLtMatmulDescDestroy = nullptr;
+  decltype(&::cublasLtMatmulDescSetAttribute) cublasLtMatmulDescSetAttribute = nullptr;
+  decltype(&::cublasLtMatrixLayoutCreate) cublasLtMatrixLayoutCreate = nullptr;
+  decltype(&::cublasLtMatrixLayoutDestroy) cublasLtMatrixLayoutDestroy = nullptr;
+  decltype(&::cublasLtMatrixLayoutSetAttribute) cublasLtMatrixLayoutSetAttribute = nullptr;
+  decltype(&::cublasLtMatmulPreferenceCreate) cublasLtMatmulPreferenceCreate = nullptr;
+  decltype(&::cublasLtMatmulPreferenceDestroy) cublasLtMatmulPreferenceDestroy = nullptr;
+  decltype(&::cublasLtMatmulPreferenceSetAttribute) cublasLtMatmulPreferenceSetAttribute =
+      nullptr;
+  decltype(&::cublasLtMatmulAlgoGetHeuristic) cublasLtMatmulAlgoGetHeuristic = nullptr;
+};
+
+// Opens the libraries on the first call (thread-safe); throws ember::Error
+// when they cannot be opened or lack an entry point.
+const CublasApi& cublas_api();
+
+// True once cublas_api() has succeeded (for tests: import ember loads nothing).
+bool cublas_loaded() noexcept;
+
+namespace internal {
+[[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* call);
+}
+
+}  // namespace ember::ops::blas
+
+#define EMBER_CUBLAS_CHECK(expr)                                           \
+  do {                                                                     \
+    const cublasStatus_t ember_status_ = (expr);                           \
+    if (ember_status_ != CUBLAS_STATUS_SUCCESS)                            \
+      ::ember::ops::blas::internal::throw_cublas_error(ember_status_, #expr); \
+  } while (0)
+
+#endif  // EMBER_WITH_CUDA
