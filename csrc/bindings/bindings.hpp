@@ -22,6 +22,8 @@ void bind_memory_testing(py::module_& m);
 void bind_dtype(py::module_& m);
 void bind_tensor(py::module_& m);
 void bind_tensor_creation(py::module_& m);
+void bind_autograd(py::module_& m);  // after bind_tensor: adds to ember.Tensor
+void bind_autograd_function(py::module_& m);
 void bind_linalg(py::module_& m);  // after bind_tensor: adds Tensor methods
 
 // A Device from what Python users pass: ember.device, "cuda:1", "cpu", or an

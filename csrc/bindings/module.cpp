@@ -17,5 +17,7 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_dtype(m);
   ember::bindings::bind_tensor(m);
   ember::bindings::bind_tensor_creation(m);
+  ember::bindings::bind_autograd(m);
+  ember::bindings::bind_autograd_function(m);
   ember::bindings::bind_linalg(m);
 }
