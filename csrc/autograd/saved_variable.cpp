@@ -48,9 +48,10 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& node) const {
         "one of the variables needed for gradient computation has been modified by an inplace "
         "operation: [", type_string(data_), " ", shape_str(data_.sizes()), "]", who,
         " is at version ", now, "; expected version ", version_,
-        " instead. Hint: the backtrace further above shows the operation that failed to compute "
-        "its gradient. The variable in question was changed in there or anywhere later. Good "
-        "luck!"));
+        " instead. Hint: enable anomaly detection to find the operation that failed to compute "
+        "its gradient, with torch.autograd.set_detect_anomaly(True) (ember has no anomaly mode: "
+        "look for in-place writes -- x.add_(), x[...] = v, copy_(), optimizer steps -- to this "
+        "tensor after the forward used it)."));
   }
   if (is_output_ && node && requires_grad_) {
     // Give the saved output its history back (create_graph needs it).

@@ -28,28 +28,31 @@ def _differentiable_outputs(outputs):
 
 
 def _to_numpy(t):
-    return t.detach().to("cpu", ember.float64).numpy().reshape(-1)
+    import numpy as np
+    return np.array(t.detach().to("cpu", ember.float64).numpy(), copy=True).reshape(-1)
 
 
 def _numerical_jacobians(func, inputs, index, eps):
-    """Columns d out_k / d inputs[index][j] for every output k."""
+    """Columns d out_k / d inputs[index][j] for every output k. Each element is
+    perturbed in place (under no_grad) and restored, so the function sees the
+    same tensors -- requires_grad and all -- as in the analytical pass."""
     import numpy as np
 
     x = inputs[index]
     n = x.numel()
     columns = None
     for j in range(n):
+        pos = tuple(int(i) for i in np.unravel_index(j, tuple(x.shape))) if x.dim() else ()
+        with ember.no_grad():
+            orig = x[pos].item()
         values = []
-        for sign in (1.0, -1.0):
+        for delta in (eps, -eps):
             with ember.no_grad():
-                perturbed = x.detach().clone()
-                flat = perturbed.view(-1) if perturbed.is_contiguous() else perturbed.reshape(-1)
-                flat[j] = flat[j].item() + sign * eps
-            args = list(inputs)
-            args[index] = perturbed
-            with ember.no_grad():
-                outs = _differentiable_outputs(_as_tuple(func(*args)))
+                x[pos] = orig + delta
+            outs = _differentiable_outputs(_as_tuple(func(*inputs)))
             values.append([_to_numpy(o) for o in outs])
+        with ember.no_grad():
+            x[pos] = orig
         if columns is None:
             columns = [np.zeros((o.size, n)) for o in values[0]]
         for k, (plus, minus) in enumerate(zip(values[0], values[1])):
