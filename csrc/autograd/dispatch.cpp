@@ -26,6 +26,7 @@ size_t FormulaNode::save(const Tensor& t, bool is_output) {
 }
 
 Tensor FormulaNode::saved(size_t i) {
+  EMBER_CHECK(i < saved_.size(), "internal error: ", name_, " has no saved tensor ", i);
   return saved_[i].unpack(std::static_pointer_cast<Node>(shared_from_this()));
 }
 

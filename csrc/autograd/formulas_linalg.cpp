@@ -19,7 +19,6 @@ namespace ember::autograd {
 
 namespace {
 
-bool is_one(const Scalar& s) { return s.to_double() == 1.0; }
 bool is_zero(const Scalar& s) { return s.to_double() == 0.0; }
 
 Tensor mT(const Tensor& t) { return autograd::transpose(t, -2, -1); }

@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "ops/binary.hpp"
+#include "ops/compare.hpp"
+#include "ops/elementwise.hpp"
 #include "tensor/scalar.hpp"
 #include "tensor/tensor.hpp"
 
@@ -31,8 +34,21 @@ bool is_expandable_to(const Shape& shape, const Shape& to);
 Tensor scaled(const Tensor& t, const Scalar& s);
 
 // ---- arithmetic (formulas_math.cpp) ------------------------------------------------
-Tensor add(const Tensor& a, const Tensor& b);
-Tensor mul(const Tensor& a, const Tensor& b);
+// ops::binary / ops::compare with autograd (the math bindings call these).
+Tensor binary(ops::BinaryOp op, const ops::Operand& a, const ops::Operand& b,
+              const ops::BinaryArgs& args = {}, const Tensor& out = Tensor(),
+              bool inplace = false);
+Tensor compare(ops::CompareOp op, const ops::Operand& a, const ops::Operand& b,
+               const Tensor& out = Tensor(), bool inplace = false);
+Tensor add(const ops::Operand& a, const ops::Operand& b, const Scalar& alpha = Scalar::from_int(1));
+Tensor sub(const ops::Operand& a, const ops::Operand& b, const Scalar& alpha = Scalar::from_int(1));
+Tensor mul(const ops::Operand& a, const ops::Operand& b);
+Tensor div(const ops::Operand& a, const ops::Operand& b);
+Tensor pow(const ops::Operand& a, const ops::Operand& b);
+Tensor neg(const Tensor& t);
+
+// ---- unary math (formulas_unary.cpp) ----------------------------------------------
+Tensor log(const Tensor& t);
 
 // ---- views (formulas_views.cpp) -----------------------------------------------
 Tensor view(const Tensor& t, const Shape& shape);

@@ -1,7 +1,8 @@
-// INTERIM (removed when the math issue's ops merge): the few arithmetic ops
-// the engine needs -- add, mul, scaling, sum_to -- as plain CPU loops, so that
-// autograd can be built and tested before ops/binary.hpp and the reductions
-// exist. CUDA tensors raise. Not for speed.
+// INTERIM (removed when the math issue's reductions merge): sum_to and log as
+// plain CPU loops, so that autograd can be built and tested before the
+// reductions and unary ops exist. CUDA tensors raise. Not for speed.
+#include <cmath>
+
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
 #include "ops/copy.hpp"
@@ -20,7 +21,7 @@ void check_cpu(const Tensor& t) {
 }
 
 template <typename F>
-Tensor binary_cpu(const Tensor& a, const Tensor& b, F f) {
+[[maybe_unused]] Tensor binary_cpu(const Tensor& a, const Tensor& b, F f) {
   check_cpu(a);
   check_cpu(b);
   const ScalarType t = promote_types(a.dtype(), b.dtype());
@@ -42,48 +43,6 @@ Tensor binary_cpu(const Tensor& a, const Tensor& b, F f) {
 }
 
 }  // namespace
-
-Tensor add(const Tensor& a, const Tensor& b) {
-  Tensor out = binary_cpu(a, b, [](double x, double y) { return x + y; });
-  if (needs_grad(a, b)) {
-    const Shape as = a.sizes(), bs = b.sizes();
-    record("AddBackward0", {&a, &b}, {&out}, [as, bs](FormulaNode&, TensorList& g) -> TensorList {
-      return {sum_to(g[0], as), sum_to(g[0], bs)};
-    });
-  }
-  return out;
-}
-
-Tensor mul(const Tensor& a, const Tensor& b) {
-  Tensor out = binary_cpu(a, b, [](double x, double y) { return x * y; });
-  if (needs_grad(a, b)) {
-    const Shape as = a.sizes(), bs = b.sizes();
-    auto node = record("MulBackward0", {&a, &b}, {&out},
-                       [as, bs](FormulaNode& n, TensorList& g) -> TensorList {
-      TensorList r(2);
-      if (n.needs(0)) r[0] = sum_to(autograd::mul(g[0], n.saved(1)), as);
-      if (n.needs(1)) r[1] = sum_to(autograd::mul(g[0], n.saved(0)), bs);
-      return r;
-    });
-    node->save(a);
-    node->save(b);
-  }
-  return out;
-}
-
-Tensor scaled(const Tensor& t, const Scalar& s) {
-  if (s.to_double() == 1.0) return t;
-  Tensor k = Tensor::empty({}, t.dtype(), t.device());
-  dispatch(t.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    *static_cast<T*>(k.data_ptr()) = static_cast<T>(s.to_double());
-  });
-  return autograd::mul(t, k);
-}
-
-void add_into(const Tensor& self, const Tensor& other) {
-  ops::copy_(self, binary_cpu(self, other, [](double x, double y) { return x + y; }));
-}
 
 Tensor sum_to(const Tensor& grad, const Shape& shape) {
   if (grad.sizes() == shape) return grad;
@@ -108,6 +67,25 @@ Tensor sum_to(const Tensor& grad, const Shape& shape) {
     record("SumToBackward0", {&grad}, {&out}, [gs](FormulaNode&, TensorList& g) -> TensorList {
       return {autograd::expand(g[0], gs)};
     });
+  }
+  return out;
+}
+
+Tensor log(const Tensor& t) {
+  check_cpu(t);
+  Tensor out = Tensor::empty(t.sizes(), t.dtype(), t.device());
+  const Tensor c = ops::contiguous(t);
+  dispatch(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = static_cast<const T*>(c.data_ptr());
+    T* o = static_cast<T*>(out.data_ptr());
+    for (int64_t i = 0; i < t.numel(); ++i) o[i] = static_cast<T>(std::log(static_cast<double>(in[i])));
+  });
+  if (needs_grad(t)) {
+    auto node = record("LogBackward0", {&t}, {&out}, [](FormulaNode& n, TensorList& g) -> TensorList {
+      return {autograd::div(g[0], n.saved(0))};
+    });
+    node->save(t);
   }
   return out;
 }

@@ -20,4 +20,5 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_autograd(m);
   ember::bindings::bind_autograd_function(m);
   ember::bindings::bind_linalg(m);
+  ember::bindings::bind_math(m);
 }

@@ -50,4 +50,65 @@ __device__ __forceinline__ int64_t grid_size() {
   return static_cast<int64_t>(gridDim.x) * blockDim.x;
 }
 
+// Division by a fixed 32-bit divisor with a multiply and a shift (Granlund
+// and Montgomery): valid for dividends below 2^31, which the 32-bit index path
+// guarantees.
+struct FastDivmod {
+  uint32_t divisor = 1, magic = 0, shift = 0;
+  FastDivmod() = default;
+  explicit FastDivmod(uint32_t d) : divisor(d) {
+    while (shift < 32 && (uint64_t(1) << shift) < d) ++shift;
+    magic = static_cast<uint32_t>(((uint64_t(1) << 32) * ((uint64_t(1) << shift) - d)) / d + 1);
+  }
+  __device__ __forceinline__ uint32_t div(uint32_t n) const {
+    return (__umulhi(n, magic) + n) >> shift;
+  }
+};
+
+// Byte offsets of N operands for a linear index, from a layout's shape and
+// strides: 32-bit fast division when every index fits in 31 bits, 64-bit
+// division otherwise.
+template <int N>
+struct OffsetCalc {
+  int ndim = 0;
+  bool index32 = true;
+  int64_t shape[kMaxIterDims] = {};
+  FastDivmod div[kMaxIterDims];
+  int64_t strides[N][kMaxIterDims] = {};
+
+  OffsetCalc() = default;
+  template <int M>
+  explicit OffsetCalc(const IterLayout<M>& it) : ndim(it.ndim), index32(it.numel < (int64_t(1) << 31)) {
+    static_assert(N <= M, "an offset calculator takes the first N operands of a layout");
+    for (int d = 0; d < ndim; ++d) {
+      shape[d] = it.shape[d];
+      if (index32) div[d] = FastDivmod(static_cast<uint32_t>(it.shape[d]));
+      for (int k = 0; k < N; ++k) strides[k][d] = it.strides[k][d];
+    }
+  }
+
+  __device__ __forceinline__ void get(int64_t i, int64_t (&off)[N]) const {
+#pragma unroll
+    for (int k = 0; k < N; ++k) off[k] = 0;
+    if (index32) {
+      uint32_t r = static_cast<uint32_t>(i);
+      for (int d = 0; d < ndim; ++d) {
+        const uint32_t q = div[d].div(r);
+        const int64_t m = r - q * div[d].divisor;
+        r = q;
+#pragma unroll
+        for (int k = 0; k < N; ++k) off[k] += m * strides[k][d];
+      }
+      return;
+    }
+    for (int d = 0; d < ndim; ++d) {
+      const int64_t q = i / shape[d];
+      const int64_t m = i - q * shape[d];
+      i = q;
+#pragma unroll
+      for (int k = 0; k < N; ++k) off[k] += m * strides[k][d];
+    }
+  }
+};
+
 }  // namespace ember::ops::cuda_loops

@@ -59,16 +59,14 @@ inline void broadcast_strides(const Tensor& t, const Shape& shape, int64_t* out)
 
 }  // namespace detail
 
+// The layout of N operands given by their byte strides broadcast to `shape`
+// (st[k][d]; 0 where operand k is broadcast) and their first elements
+// (data[k]; null for a number passed by value, whose strides are all 0).
 template <int N>
-IterLayout<N> make_iter(const Shape& shape, const std::array<const Tensor*, N>& ops) {
+IterLayout<N> make_iter_strided(const Shape& shape, const int64_t (*st)[64], char* const* data) {
   IterLayout<N> it;
   const int64_t n = static_cast<int64_t>(shape.size());
-  int64_t st[N][64];
-  EMBER_CHECK(n <= 64, "ember tensors have at most 64 dimensions, got ", n);
-  for (int k = 0; k < N; ++k) {
-    detail::broadcast_strides(*ops[k], shape, st[k]);
-    it.data[k] = static_cast<char*>(ops[k]->data_ptr());
-  }
+  for (int k = 0; k < N; ++k) it.data[k] = data[k];
   it.numel = numel_of(shape);
   // Dims to keep (size 1 dims carry no movement), innermost first: sort by
   // the first operand whose strides differ.
@@ -121,6 +119,19 @@ IterLayout<N> make_iter(const Shape& shape, const std::array<const Tensor*, N>& 
   return it;
 }
 
+template <int N>
+IterLayout<N> make_iter(const Shape& shape, const std::array<const Tensor*, N>& ops) {
+  const int64_t n = static_cast<int64_t>(shape.size());
+  EMBER_CHECK(n <= 64, "ember tensors have at most 64 dimensions, got ", n);
+  int64_t st[N][64];
+  char* data[N];
+  for (int k = 0; k < N; ++k) {
+    detail::broadcast_strides(*ops[k], shape, st[k]);
+    data[k] = static_cast<char*>(ops[k]->data_ptr());
+  }
+  return make_iter_strided<N>(shape, st, data);
+}
+
 // Runs loop(ptrs, inner_strides, n) over every innermost row of the layout.
 template <int N, typename Loop>
 void for_each_cpu(const IterLayout<N>& it, Loop&& loop) {
@@ -146,6 +157,44 @@ void for_each_cpu(const IterLayout<N>& it, Loop&& loop) {
       counter[d] = 0;
     }
     if (d == it.ndim) return;
+  }
+}
+
+
+// Runs loop(ptrs, inner_strides, n) over the elements with linear indices
+// [begin, end) of the layout (dimension 0 the fastest), in rows: the pieces
+// of a parallel loop.
+template <int N, typename Loop>
+void for_each_cpu_range(const IterLayout<N>& it, int64_t begin, int64_t end, Loop&& loop) {
+  if (begin >= end) return;
+  char* ptrs[N];
+  int64_t inner[N];
+  int64_t counter[kMaxIterDims] = {};
+  for (int k = 0; k < N; ++k) {
+    ptrs[k] = it.data[k];
+    inner[k] = it.strides[k][0];
+  }
+  int64_t idx = begin;
+  for (int d = 0; d < it.ndim; ++d) {
+    counter[d] = idx % it.shape[d];
+    idx /= it.shape[d];
+    for (int k = 0; k < N; ++k) ptrs[k] += counter[d] * it.strides[k][d];
+  }
+  int64_t left = end - begin;
+  while (left > 0) {
+    const int64_t n = std::min(it.shape[0] - counter[0], left);
+    loop(ptrs, inner, n);
+    left -= n;
+    if (left == 0) return;
+    // Next row: back to column 0 of dim 0, then carry into the outer dims.
+    for (int k = 0; k < N; ++k) ptrs[k] -= counter[0] * it.strides[k][0];
+    counter[0] = 0;
+    for (int d = 1; d < it.ndim; ++d) {
+      for (int k = 0; k < N; ++k) ptrs[k] += it.strides[k][d];
+      if (++counter[d] < it.shape[d]) break;
+      for (int k = 0; k < N; ++k) ptrs[k] -= it.strides[k][d] * it.shape[d];
+      counter[d] = 0;
+    }
   }
 }
 

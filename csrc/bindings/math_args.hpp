@@ -1,0 +1,94 @@
+// Argument handling shared by the math bindings (math*.cpp, reduce*.cpp):
+// they are CPython METH_FASTCALL functions and number-protocol slots, not
+// pybind11 functions, because `a + b` must cost little more than the kernel
+// launch. Keywords are matched by interned-string identity first.
+#pragma once
+
+#include <Python.h>
+
+#include <initializer_list>
+#include <optional>
+
+#include "bindings/tensor_common.hpp"
+#include "ops/elementwise.hpp"
+#include "runtime/errors.hpp"
+
+namespace ember::bindings {
+
+// A function's parameters: positional-or-keyword names, then keyword-only
+// names (after `npos`). Built once per function (static).
+class Signature {
+ public:
+  Signature(const char* fn, int npos, std::initializer_list<const char*> names);
+  // Fills slots[i] (borrowed; nullptr when absent) from a vectorcall.
+  // TypeError for too many positionals, unknown or repeated keywords.
+  void parse(PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames, PyObject** slots) const;
+  const char* name() const { return fn_; }
+
+ private:
+  int index_of(PyObject* kw) const;
+  const char* fn_;
+  int npos_;
+  int n_;
+  PyObject* names_[8];
+};
+
+// A tensor or a number (bool, int, float, NumPy scalar); false for anything
+// else (operators then return NotImplemented).
+bool to_operand(PyObject* obj, ops::Operand* out);
+// The same, raising TypeError naming the function and argument.
+ops::Operand operand_arg(PyObject* obj, const char* fn, const char* arg);
+// A number argument (alpha=, value=...), TypeError otherwise.
+Scalar number_arg(PyObject* obj, const char* fn, const char* arg);
+// out=: None/absent -> undefined tensor.
+Tensor out_arg(PyObject* obj, const char* fn);
+// dtype=: None/absent -> nullopt.
+std::optional<ScalarType> dtype_kw(PyObject* obj);
+bool bool_arg(PyObject* obj, bool fallback);
+
+// A new Python reference to a tensor result.
+PyObject* wrap(Tensor t);
+// `self`, for in-place methods and out=.
+inline PyObject* same_obj(PyObject* self) {
+  Py_INCREF(self);
+  return self;
+}
+
+// Whether a CPU op on these operands is big enough to release the GIL.
+bool worth_releasing_gil(std::initializer_list<const ops::Operand*> ops);
+
+// Runs f with the GIL released when `release`.
+template <typename F>
+decltype(auto) maybe_nogil(bool release, F&& f) {
+  if (!release) return f();
+  py::gil_scoped_release nogil;
+  return f();
+}
+
+// Converts C++ exceptions to Python ones (bindings/errors.cpp) and returns
+// nullptr; for the bodies of CPython functions.
+#define EMBER_PY_TRY try {
+#define EMBER_PY_CATCH                      \
+  }                                         \
+  catch (py::error_already_set & e) {       \
+    e.restore();                            \
+    return nullptr;                         \
+  }                                         \
+  catch (...) {                             \
+    py::detail::try_translate_exceptions(); \
+    return nullptr;                         \
+  }
+
+// Adds a METH_FASTCALL|METH_KEYWORDS method (or a static PyMethodDef array,
+// ending with a {nullptr} entry) to ember.Tensor.
+void add_tensor_methods(PyMethodDef* defs);
+// Adds module-level functions (same array form) to `m`.
+void add_module_functions(py::module_& m, PyMethodDef* defs);
+// Appends the names of `defs` to _C._math_functions, the names ember's
+// __init__ re-exports.
+void register_math_functions(py::module_& m, PyMethodDef* defs);
+// ember.Tensor's type object (init_math_args reads it from the module).
+void init_math_args(py::module_& m);
+PyTypeObject* tensor_type();
+
+}  // namespace ember::bindings

@@ -1,0 +1,91 @@
+// What the elementwise and reduction loops share on both devices: the type
+// each storage type is computed in, and loads/stores of an element whose dtype
+// is known only at run time (the general path for mixed dtypes).
+//
+// Compute types: float16, bfloat16 and float32 compute in float, float64 in
+// double, bool and the integers in int64 (wrap-around results are the same as
+// computing in the narrow type and are kept by the final conversion).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "tensor/convert.hpp"
+#include "tensor/dtype.hpp"
+#include "tensor/half.hpp"
+
+namespace ember::ops {
+
+template <typename T>
+struct ComputeTypeOf {
+  using type = int64_t;
+};
+template <> struct ComputeTypeOf<Half> { using type = float; };
+template <> struct ComputeTypeOf<BFloat16> { using type = float; };
+template <> struct ComputeTypeOf<float> { using type = float; };
+template <> struct ComputeTypeOf<double> { using type = double; };
+template <typename T>
+using compute_t = typename ComputeTypeOf<T>::type;
+
+// The compute dtype of a dtype: Float32, Float64 or Int64.
+constexpr ScalarType compute_dtype(ScalarType t) {
+  return t == ScalarType::Float64 ? ScalarType::Float64
+         : is_floating(t)         ? ScalarType::Float32
+                                  : ScalarType::Int64;
+}
+
+// *p as a C, p holding an element of dtype `dt`.
+template <typename C>
+EMBER_HD_INLINE C load_as(const char* p, ScalarType dt) {
+  switch (dt) {
+    case ScalarType::Bool: return convert<C>(*reinterpret_cast<const bool*>(p));
+    case ScalarType::UInt8: return convert<C>(*reinterpret_cast<const uint8_t*>(p));
+    case ScalarType::Int8: return convert<C>(*reinterpret_cast<const int8_t*>(p));
+    case ScalarType::Int16: return convert<C>(*reinterpret_cast<const int16_t*>(p));
+    case ScalarType::Int32: return convert<C>(*reinterpret_cast<const int32_t*>(p));
+    case ScalarType::Int64: return convert<C>(*reinterpret_cast<const int64_t*>(p));
+    case ScalarType::Float16: return convert<C>(*reinterpret_cast<const Half*>(p));
+    case ScalarType::BFloat16: return convert<C>(*reinterpret_cast<const BFloat16*>(p));
+    case ScalarType::Float32: return convert<C>(*reinterpret_cast<const float*>(p));
+    case ScalarType::Float64: break;
+  }
+  return convert<C>(*reinterpret_cast<const double*>(p));
+}
+
+// *p = v converted to dtype `dt`.
+template <typename R>
+EMBER_HD_INLINE void store_as(char* p, ScalarType dt, R v) {
+  switch (dt) {
+    case ScalarType::Bool: *reinterpret_cast<bool*>(p) = convert<bool>(v); return;
+    case ScalarType::UInt8: *reinterpret_cast<uint8_t*>(p) = convert<uint8_t>(v); return;
+    case ScalarType::Int8: *reinterpret_cast<int8_t*>(p) = convert<int8_t>(v); return;
+    case ScalarType::Int16: *reinterpret_cast<int16_t*>(p) = convert<int16_t>(v); return;
+    case ScalarType::Int32: *reinterpret_cast<int32_t*>(p) = convert<int32_t>(v); return;
+    case ScalarType::Int64: *reinterpret_cast<int64_t*>(p) = convert<int64_t>(v); return;
+    case ScalarType::Float16: *reinterpret_cast<Half*>(p) = convert<Half>(v); return;
+    case ScalarType::BFloat16: *reinterpret_cast<BFloat16*>(p) = convert<BFloat16>(v); return;
+    case ScalarType::Float32: *reinterpret_cast<float*>(p) = convert<float>(v); return;
+    case ScalarType::Float64: break;
+  }
+  *reinterpret_cast<double*>(p) = convert<double>(v);
+}
+
+// Calls f with the first NIN values of a (the functors take 1 to 3 arguments).
+template <typename F, typename C>
+EMBER_HD_INLINE auto apply_n(const F& f, const C (&a)[1]) { return f(a[0]); }
+template <typename F, typename C>
+EMBER_HD_INLINE auto apply_n(const F& f, const C (&a)[2]) { return f(a[0], a[1]); }
+template <typename F, typename C>
+EMBER_HD_INLINE auto apply_n(const F& f, const C (&a)[3]) { return f(a[0], a[1], a[2]); }
+
+// The result type of F on NIN arguments of type C.
+template <typename F, typename C, int NIN>
+struct ResultOf;
+template <typename F, typename C>
+struct ResultOf<F, C, 1> { using type = decltype(std::declval<F>()(C{})); };
+template <typename F, typename C>
+struct ResultOf<F, C, 2> { using type = decltype(std::declval<F>()(C{}, C{})); };
+template <typename F, typename C>
+struct ResultOf<F, C, 3> { using type = decltype(std::declval<F>()(C{}, C{}, C{})); };
+
+}  // namespace ember::ops

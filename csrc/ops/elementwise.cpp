@@ -1,0 +1,230 @@
+#include "ops/elementwise.hpp"
+
+#include <algorithm>
+
+#include "ops/element_access.hpp"
+#include "ops/fill.hpp"
+#include "ops/promotion.hpp"
+#include "runtime/errors.hpp"
+#include "tensor/dispatch.hpp"
+#include "tensor/storage.hpp"
+
+namespace ember::ops {
+
+namespace {
+
+// A 0-d CPU tensor beside CUDA tensors: read on the host and passed by value.
+bool is_cpu_scalar(const Tensor& t) { return t.dim() == 0 && t.is_cpu(); }
+
+Scalar read_scalar(const Tensor& t) {
+  const char* p = static_cast<const char*>(t.data_ptr());
+  if (t.dtype() == ScalarType::Bool) return Scalar::from_bool(load_as<bool>(p, t.dtype()));
+  if (is_floating(t.dtype())) return Scalar::from_double(load_as<double>(p, t.dtype()));
+  return Scalar::from_int(load_as<int64_t>(p, t.dtype()));
+}
+
+// [first byte, one past the last byte] that `t` touches.
+std::pair<uintptr_t, uintptr_t> byte_range(const Tensor& t) {
+  const auto base = reinterpret_cast<uintptr_t>(t.data_ptr());
+  int64_t span = 0;
+  for (int64_t d = 0; d < t.dim(); ++d) span += (t.sizes()[d] - 1) * t.strides()[d];
+  return {base, base + static_cast<uintptr_t>((span + 1) * int64_t(t.itemsize()))};
+}
+
+// torch's assert_no_partial_overlap: an input that shares memory with the
+// output must be exactly the output's elements (then each element is read
+// before it is written by the same step).
+void check_overlap(const Tensor& out, const Tensor& in) {
+  if (out.storage().get() != in.storage().get() || out.numel() == 0 || in.numel() == 0) return;
+  const auto ro = byte_range(out), ri = byte_range(in);
+  if (ro.first >= ri.second || ri.first >= ro.second) return;
+  if (out.sizes() == in.sizes() && out.strides() == in.strides() &&
+      out.storage_offset() == in.storage_offset() && out.dtype() == in.dtype()) {
+    return;
+  }
+  throw Error(
+      "unsupported operation: some elements of the input tensor and the written-to tensor "
+      "refer to a single memory location. Please clone() the tensor before performing the "
+      "operation.");
+}
+
+// out= with another shape: an empty tensor takes the new shape (as torch
+// resizes it); anything else is an error (torch would resize with a warning).
+void resize_out(const Tensor& out, const Shape& shape) {
+  if (out.numel() != 0) {
+    throw Error(detail::str("out= has shape ", shape_str(out.sizes()),
+                            " but the result has shape ", shape_str(shape),
+                            "; pass an output of the result's shape (or an empty tensor)"));
+  }
+  const Tensor fresh = Tensor::empty(shape, out.dtype(), out.device());
+  TensorImpl* impl = out.impl();
+  impl->storage = fresh.storage();
+  impl->sizes = fresh.sizes();
+  impl->strides = fresh.strides();
+  impl->offset = 0;
+  impl->refresh();
+}
+
+// s converted to dtype t and back (wrapped, rounded) -- what torch computes
+// with after casting a wrapped number to the common dtype.
+Scalar round_to_dtype(const Scalar& s, ScalarType t) {
+  return dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = s.to<T>();
+    if (t == ScalarType::Bool) return Scalar::from_bool(convert<bool>(v));
+    if (is_floating(t)) return Scalar::from_double(convert<double>(v));
+    return Scalar::from_int(convert<int64_t>(v));
+  });
+}
+
+}  // namespace
+
+void not_implemented(const char* op, ScalarType t, bool cuda) {
+  throw Error(detail::str("\"", op, cuda ? "_cuda" : "_cpu", "\" not implemented for '",
+                          torch_type_name(t), "'"));
+}
+
+Tensor scalar_to_tensor(const Scalar& s) {
+  Tensor t = Tensor::empty({}, s.default_type(), Device(DeviceType::CPU));
+  fill_(t, s);
+  return t;
+}
+
+Shape broadcast_operands(std::initializer_list<const Operand*> inputs) {
+  Shape shape;
+  bool first = true;
+  for (const Operand* o : inputs) {
+    if (o->is_scalar()) continue;
+    if (first) {
+      shape = o->tensor.sizes();
+      first = false;
+    } else if (o->tensor.sizes() != shape) {
+      shape = broadcast_shapes(shape, o->tensor.sizes());
+    }
+  }
+  return shape;
+}
+
+Device common_device(std::initializer_list<const Operand*> inputs, const Tensor& out) {
+  // The device of the first tensor that is not a 0-d CPU tensor; all 0-d CPU
+  // tensors: the CPU (or out's device).
+  const Tensor* lead = nullptr;
+  for (const Operand* o : inputs) {
+    if (!o->is_scalar() && !is_cpu_scalar(o->tensor)) {
+      lead = &o->tensor;
+      break;
+    }
+  }
+  if (!lead && out.defined()) return out.device();
+  if (!lead) return Device(DeviceType::CPU);
+  for (const Operand* o : inputs) {
+    if (o->is_scalar() || &o->tensor == lead) continue;
+    if (lead->is_cuda() && is_cpu_scalar(o->tensor)) continue;
+    check_same_device(*lead, o->tensor);
+  }
+  if (out.defined()) check_same_device(out, *lead);
+  return lead->device();
+}
+
+Shape output_strides(const Shape& shape, std::initializer_list<const Operand*> inputs) {
+  const int64_t n = static_cast<int64_t>(shape.size());
+  if (n <= 1) return contiguous_strides(shape);
+  // Element strides of each full-rank input broadcast to `shape`.
+  std::vector<const Tensor*> ts;
+  for (const Operand* o : inputs) {
+    if (!o->is_scalar() && o->tensor.dim() > 0) ts.push_back(&o->tensor);
+  }
+  auto stride = [&](const Tensor* t, int64_t d) -> int64_t {
+    const int64_t td = d - (n - t->dim());
+    return (td < 0 || t->sizes()[td] == 1) ? 0 : t->strides()[td];
+  };
+  // > 0 when dim a should be inner to dim b (torch's should_swap).
+  auto should_swap = [&](int64_t a, int64_t b) {
+    for (const Tensor* t : ts) {
+      const int64_t sa = stride(t, a), sb = stride(t, b);
+      if (sa == 0 || sb == 0) continue;
+      if (sa < sb) return -1;
+      if (sa > sb) return 1;
+      if (shape[a] > shape[b]) return 1;
+    }
+    return 0;
+  };
+  // perm[0] is the innermost dim.
+  std::vector<int64_t> perm(n);
+  for (int64_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
+  for (int64_t i = 1; i < n; ++i) {
+    int64_t d1 = i;
+    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  Shape strides(n);
+  int64_t next = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    strides[perm[i]] = next;
+    next *= std::max<int64_t>(shape[perm[i]], 1);
+  }
+  return strides;
+}
+
+ElementwiseIter make_elementwise(const ElementwiseSpec& spec, const Tensor& out_arg, bool inplace,
+                                 std::initializer_list<const Operand*> inputs) {
+  ElementwiseIter it;
+  it.name = spec.name;
+  it.nin = static_cast<int>(inputs.size());
+  it.common = spec.common;
+  const Device device = common_device(inputs, out_arg);
+  const Shape shape = broadcast_operands(inputs);
+  Tensor out = out_arg;
+  if (!out.defined()) {
+    out = Tensor::empty_strided(shape, output_strides(shape, inputs), spec.out_dtype, device);
+  } else {
+    if (out.sizes() != shape) {
+      if (inplace) {
+        throw Error(detail::str("output with shape ", shape_str(out.sizes()),
+                                " doesn't match the broadcast shape ", shape_str(shape)));
+      }
+      resize_out(out, shape);
+    }
+    if (spec.check_cast) check_can_cast(spec.cast_from, out.dtype());
+    internal::check_no_internal_overlap(out);
+    for (const Operand* o : inputs) {
+      if (!o->is_scalar() && !(inplace && o == *inputs.begin())) check_overlap(out, o->tensor);
+    }
+  }
+  it.out = out;
+  const int64_t n = static_cast<int64_t>(shape.size());
+  EMBER_CHECK(n <= 64, "ember tensors have at most 64 dimensions, got ", n);
+  int64_t st[kMaxInputs + 1][64] = {};
+  char* data[kMaxInputs + 1] = {};
+  detail::broadcast_strides(out, shape, st[0]);
+  data[0] = static_cast<char*>(out.data_ptr());
+  it.dtype[0] = out.dtype();
+  int k = 1;
+  for (const Operand* o : inputs) {
+    if (o->is_scalar() || (device.is_cuda() && is_cpu_scalar(o->tensor))) {
+      it.by_value[k] = true;
+      it.value[k] = o->is_scalar() ? o->scalar : read_scalar(o->tensor);
+      if (spec.round_numbers || !is_floating(spec.common)) {
+        it.value[k] = round_to_dtype(it.value[k], spec.common);
+      }
+      it.dtype[k] = o->dtype();
+    } else {
+      detail::broadcast_strides(o->tensor, shape, st[k]);
+      data[k] = static_cast<char*>(o->tensor.data_ptr());
+      it.dtype[k] = o->tensor.dtype();
+    }
+    ++k;
+  }
+  for (; k <= kMaxInputs; ++k) it.dtype[k] = it.dtype[0];
+  it.layout = make_iter_strided<kMaxInputs + 1>(shape, st, data);
+  return it;
+}
+
+}  // namespace ember::ops

@@ -1,0 +1,174 @@
+// The CPU runner of the elementwise path (see ops/elementwise.hpp):
+//
+//   run_elementwise_cpu<C, NIN>(iter, functor);
+//
+// computes functor(C...) for every element. When every tensor operand has the
+// same storage type T computed in C (and the output is T, or bool for
+// predicates), rows run typed loops; rows whose operands are contiguous or
+// constant (a number, a broadcast element) are plain counted loops the
+// compiler vectorises. Mixed dtypes load and store through a switch on the
+// dtype (element_access.hpp). Large tensors are split over the thread pool
+// (cpu_parallel.hpp).
+#pragma once
+
+#include <type_traits>
+
+#include "ops/cpu_parallel.hpp"
+#include "ops/element_access.hpp"
+#include "ops/elementwise.hpp"
+#include "tensor/dispatch.hpp"
+
+namespace ember::ops {
+
+namespace cpu_detail {
+
+// The operands' row loop for storage T in, Out out. MASK bit k: input k is
+// constant along the row.
+template <int MASK, int NIN, typename C, typename T, typename Out, typename F>
+void typed_row(const F& f, char* const* p, int64_t n, const C* cval) {
+  Out* out = reinterpret_cast<Out*>(p[0]);
+  const T* in[NIN];
+  for (int k = 0; k < NIN; ++k) in[k] = reinterpret_cast<const T*>(p[k + 1]);
+  C c[NIN];
+  for (int k = 0; k < NIN; ++k) c[k] = cval[k];
+  for (int64_t i = 0; i < n; ++i) {
+    C a[NIN];
+    for (int k = 0; k < NIN; ++k) a[k] = ((MASK >> k) & 1) ? c[k] : convert<C>(in[k][i]);
+    out[i] = convert<Out>(apply_n(f, a));
+  }
+}
+
+template <int NIN, typename C, typename T, typename Out, typename F, int... M>
+void typed_row_masked(int mask, const F& f, char* const* p, int64_t n, const C* cval,
+                      std::integer_sequence<int, M...>) {
+  ((mask == M ? typed_row<M, NIN, C, T, Out>(f, p, n, cval) : void()), ...);
+}
+
+template <int NIN, typename C, typename T, typename Out, typename F>
+struct TypedLoop {
+  const F& f;
+  const ElementwiseIter& it;
+  C byval[NIN];
+
+  void operator()(char* const* p, const int64_t* s, int64_t n) const {
+    bool dense = s[0] == int64_t(sizeof(Out));
+    int mask = 0;
+    C cval[NIN];
+    for (int k = 0; k < NIN; ++k) {
+      if (it.by_value[k + 1]) {
+        mask |= 1 << k;
+        cval[k] = byval[k];
+      } else if (s[k + 1] == 0) {
+        mask |= 1 << k;
+        cval[k] = convert<C>(*reinterpret_cast<const T*>(p[k + 1]));
+      } else {
+        cval[k] = C{};
+        dense = dense && s[k + 1] == int64_t(sizeof(T));
+      }
+    }
+    if (dense) {
+      typed_row_masked<NIN, C, T, Out>(mask, f, p, n, cval,
+                                       std::make_integer_sequence<int, (1 << NIN)>{});
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      C a[NIN];
+      for (int k = 0; k < NIN; ++k) {
+        a[k] = ((mask >> k) & 1) ? cval[k]
+                                 : convert<C>(*reinterpret_cast<const T*>(p[k + 1] + i * s[k + 1]));
+      }
+      *reinterpret_cast<Out*>(p[0] + i * s[0]) = convert<Out>(apply_n(f, a));
+    }
+  }
+};
+
+template <int NIN, typename C, typename F>
+struct DynamicLoop {
+  const F& f;
+  const ElementwiseIter& it;
+  C byval[NIN];
+
+  void operator()(char* const* p, const int64_t* s, int64_t n) const {
+    for (int64_t i = 0; i < n; ++i) {
+      C a[NIN];
+      for (int k = 0; k < NIN; ++k) {
+        a[k] = it.by_value[k + 1] ? byval[k] : load_as<C>(p[k + 1] + i * s[k + 1], it.dtype[k + 1]);
+      }
+      store_as(p[0] + i * s[0], it.dtype[0], apply_n(f, a));
+    }
+  }
+};
+
+template <typename Loop>
+void run_rows(const ElementwiseIter& it, const Loop& loop, int64_t grain) {
+  parallel_for(it.numel(), grain, [&](int64_t begin, int64_t end) {
+    for_each_cpu_range(it.layout, begin, end, loop);
+  });
+}
+
+// Calls f(TypeTag<T>) for the storage type T of `dt` when T computes in C.
+template <typename C, typename F>
+bool dispatch_storage(ScalarType dt, F&& f) {
+  bool done = false;
+  dispatch(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same<compute_t<T>, C>::value) {
+      f(tag);
+      done = true;
+    }
+  });
+  return done;
+}
+
+}  // namespace cpu_detail
+
+// `grain`: elements per thread below which one thread does it all (lower it
+// for expensive functors).
+template <typename C, int NIN, typename F>
+void run_elementwise_cpu(const ElementwiseIter& it, const F& f,
+                         int64_t grain = kElementwiseGrain) {
+  using namespace cpu_detail;
+  if (it.numel() == 0) return;
+  using R = typename ResultOf<F, C, NIN>::type;
+  C byval[NIN];
+  for (int k = 0; k < NIN; ++k) byval[k] = it.by_value[k + 1] ? it.value[k + 1].to<C>() : C{};
+  // Typed loops when every tensor input has one storage type T.
+  ScalarType t = ScalarType::Bool;
+  bool uniform = true, any = false;
+  for (int k = 1; k <= NIN; ++k) {
+    if (it.by_value[k]) continue;
+    if (any && it.dtype[k] != t) uniform = false;
+    t = it.dtype[k];
+    any = true;
+  }
+  if (!any) t = it.dtype[0];
+  if (uniform) {
+    const bool ran = dispatch_storage<C>(t, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using Out = std::conditional_t<std::is_same<R, bool>::value, bool, T>;
+      if (it.dtype[0] != (std::is_same<R, bool>::value ? ScalarType::Bool : t)) {
+        uniform = false;
+        return;
+      }
+      TypedLoop<NIN, C, T, Out, F> loop{f, it, {}};
+      for (int k = 0; k < NIN; ++k) loop.byval[k] = byval[k];
+      run_rows(it, loop, grain);
+    });
+    if (ran && uniform) return;
+  }
+  DynamicLoop<NIN, C, F> loop{f, it, {}};
+  for (int k = 0; k < NIN; ++k) loop.byval[k] = byval[k];
+  run_rows(it, loop, grain);
+}
+
+// The runner object the op families' dispatch templates call.
+struct CpuRunner {
+  const ElementwiseIter& it;
+  int64_t grain = kElementwiseGrain;
+  template <typename C, int NIN, typename F>
+  void run(const F& f) {
+    run_elementwise_cpu<C, NIN>(it, f, grain);
+  }
+};
+
+}  // namespace ember::ops

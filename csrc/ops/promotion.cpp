@@ -1,0 +1,55 @@
+#include "ops/promotion.hpp"
+
+#include "runtime/errors.hpp"
+
+namespace ember::ops {
+
+namespace {
+
+// torch's combine_categories: `higher` wins unless `lower` is of a higher kind.
+int8_t combine(int8_t higher, int8_t lower) {
+  if (higher < 0) return lower;
+  if (lower < 0) return higher;
+  const auto h = static_cast<ScalarType>(higher), l = static_cast<ScalarType>(lower);
+  if (is_floating(h)) return higher;
+  if (h == ScalarType::Bool || is_floating(l)) return static_cast<int8_t>(promote_types(h, l));
+  return higher;
+}
+
+}  // namespace
+
+ScalarType ResultType::result() const {
+  const int8_t r = combine(dim_, combine(zero_, wrapped_));
+  return r < 0 ? default_dtype() : static_cast<ScalarType>(r);
+}
+
+bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating(from) && is_integral(to, false)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+void check_can_cast(ScalarType result, ScalarType out) {
+  if (!can_cast(result, out)) {
+    throw Error(detail::str("result type ", torch_type_name(result),
+                            " can't be cast to the desired output type ", torch_type_name(out)));
+  }
+}
+
+const char* torch_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "Bool";
+    case ScalarType::UInt8: return "Byte";
+    case ScalarType::Int8: return "Char";
+    case ScalarType::Int16: return "Short";
+    case ScalarType::Int32: return "Int";
+    case ScalarType::Int64: return "Long";
+    case ScalarType::Float16: return "Half";
+    case ScalarType::BFloat16: return "BFloat16";
+    case ScalarType::Float32: return "Float";
+    case ScalarType::Float64: return "Double";
+  }
+  return "Undefined";
+}
+
+}  // namespace ember::ops

@@ -1,0 +1,166 @@
+"""Backward formulas of the math ops (issue 6) against finite differences, float64, on
+the CPU and (marked gpu) on CUDA: every binary op with broadcasting and with Python
+numbers on either side, their in-place forms, and the unary ops and reductions."""
+import numpy as np
+import pytest
+
+import ember
+from autograd_util import leaf, const, npy
+
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+
+# Inputs away from the ops' kinks: a in [0.5, 1.5), b in [1.7, 2.6) (so a/b, a%b, ties...
+# stay smooth).
+BINARY = {
+    "add": lambda a, b: a + b,
+    "add_alpha": lambda a, b: ember.add(a, b, alpha=-2.5),
+    "sub": lambda a, b: a - b,
+    "sub_alpha": lambda a, b: ember.sub(a, b, alpha=3),
+    "rsub": lambda a, b: 2.0 - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "rdiv": lambda a, b: 3.0 / b,
+    "pow": lambda a, b: a ** b,
+    "pow_scalar_exponent": lambda a, b: a ** 3,
+    "pow_fractional_exponent": lambda a, b: a ** 0.5,
+    "pow_scalar_base": lambda a, b: 2.0 ** b,
+    "remainder": lambda a, b: ember.remainder(b, a),
+    "fmod": lambda a, b: ember.fmod(b, a),
+    "atan2": lambda a, b: ember.atan2(a, b),
+    "hypot": lambda a, b: ember.hypot(a, b),
+    "maximum": lambda a, b: ember.maximum(a, b),
+    "minimum": lambda a, b: ember.minimum(a, b),
+    "fmax": lambda a, b: ember.fmax(a, b),
+    "fmin": lambda a, b: ember.fmin(a, b),
+    "float_power": lambda a, b: ember.float_power(a, b),
+    "chain": lambda a, b: (a * b + a / b - b) * a,
+}
+
+
+def pair(device, shapes=((2, 3), (3,))):
+    a = leaf(*shapes[0], device=device, low=0.5, high=1.5)
+    b = leaf(*shapes[1], device=device, low=1.7, high=2.6)
+    return a, b
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_broadcasting(name, device):
+    a, b = pair(device)
+    assert ember.autograd.gradcheck(BINARY[name], (a, b))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", ["add", "mul", "div", "pow", "maximum", "atan2"])
+def test_binary_0d_and_column_operands(name, device):
+    a, b = pair(device, ((2, 1), ()))
+    assert ember.autograd.gradcheck(BINARY[name], (a, b))
+
+
+def test_maximum_splits_ties():
+    a = ember.tensor([1.0, 2.0, 3.0], dtype=ember.float64, requires_grad=True)
+    b = ember.tensor([1.0, 5.0, 0.0], dtype=ember.float64, requires_grad=True)
+    ember.maximum(a, b).backward(ember.ones(3, dtype=ember.float64))
+    np.testing.assert_allclose(npy(a.grad), [0.5, 0, 1])
+    np.testing.assert_allclose(npy(b.grad), [0.5, 1, 0])
+
+
+def test_pow_gradient_at_zero_is_finite():
+    a = ember.tensor([0.0, 1.0], dtype=ember.float64, requires_grad=True)
+    b = ember.tensor([2.0, 0.0], dtype=ember.float64, requires_grad=True)
+    (a ** b).backward(ember.ones(2, dtype=ember.float64))
+    np.testing.assert_allclose(npy(a.grad), [0.0, 0.0])
+    np.testing.assert_allclose(npy(b.grad), [0.0, 0.0])
+
+
+def test_integer_division_has_zero_gradient():
+    a, b = pair("cpu")
+    y = ember.floor_divide(a, b)
+    y.backward(ember.ones(2, 3, dtype=ember.float64))
+    np.testing.assert_allclose(npy(a.grad), np.zeros((2, 3)))
+
+
+def test_comparisons_do_not_require_grad():
+    a, b = pair("cpu")
+    assert not (a < b).requires_grad and not ember.eq(a, b).requires_grad
+
+
+def test_grad_of_mixed_dtypes_comes_back_in_each_input_dtype():
+    a = ember.ones(3, dtype=ember.float32, requires_grad=True)
+    b = ember.ones((), dtype=ember.float64, requires_grad=True)
+    y = a * b
+    assert y.dtype == ember.float32
+    y.backward(ember.ones(3))
+    assert a.grad.dtype == ember.float32 and b.grad.dtype == ember.float64
+    assert b.grad.shape == ()
+    assert float(b.grad) == 3.0
+
+
+INPLACE = {
+    "add_": lambda x, y: x.add_(y),
+    "add_alpha_": lambda x, y: x.add_(y, alpha=2),
+    "sub_": lambda x, y: x.sub_(y),
+    "mul_": lambda x, y: x.mul_(y),
+    "div_": lambda x, y: x.div_(y),
+    "pow_": lambda x, y: x.pow_(y),
+    "iadd": lambda x, y: x.__iadd__(y),
+    "imul": lambda x, y: x.__imul__(y),
+    "mul_scalar_": lambda x, y: x.mul_(3.0),
+    "atan2_": lambda x, y: x.atan2_(y),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_inplace_binary(name, device):
+    op = INPLACE[name]
+
+    def f(a, b):
+        x = a.clone()  # a non-leaf: in-place is allowed
+        return op(x, b)
+
+    a, b = pair(device)
+    assert ember.autograd.gradcheck(f, (a, b))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_inplace_binary_through_a_view(device):
+    def f(a, b):
+        x = a.clone()
+        x[0].mul_(b)
+        x[:, 1:].add_(b[1:])
+        return x
+
+    a, b = pair(device)
+    assert ember.autograd.gradcheck(f, (a, b))
+
+
+def test_inplace_binary_on_leaf_and_out_errors():
+    a, b = pair("cpu")
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in "
+                                           "an in-place operation"):
+        a.mul_(2)
+    with pytest.raises(RuntimeError, match="out=... arguments don't support automatic "
+                                           "differentiation"):
+        ember.add(a, b, out=ember.empty(2, 3, dtype=ember.float64))
+    with ember.no_grad():
+        a.mul_(2)  # optimiser-style update
+    assert a._version == 1
+
+
+def test_inplace_op_saves_the_value_before_the_write():
+    a, b = pair("cpu")
+    x = a.clone()
+    x.mul_(b)  # d x / d b is a's old value
+    x.backward(ember.ones(2, 3, dtype=ember.float64))
+    np.testing.assert_allclose(npy(b.grad), npy(a).sum(0))
+    np.testing.assert_allclose(npy(a.grad), np.broadcast_to(npy(b), (2, 3)))
+
+
+def test_modifying_an_input_saved_by_mul_is_detected():
+    a, b = pair("cpu")
+    x = a.clone()
+    y = x * b
+    x.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward(ember.ones(2, 3, dtype=ember.float64))

@@ -1,0 +1,267 @@
+"""Math on CUDA tensors against torch on the GPU machine: result dtypes identical
+to torch's over every dtype pair (tensor-tensor, tensor-0d, tensor-number),
+values within tolerances, non-contiguous and broadcast operands, out= and
+in-place forms that never make the host wait, the current stream, errors."""
+import math
+import time
+
+import numpy as np
+import pytest
+
+import ember
+
+pytestmark = pytest.mark.gpu
+
+ALL = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+       "float64"]
+FLOATS = ["float16", "bfloat16", "float32", "float64"]
+TOL = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (2e-6, 1e-6),
+       "float64": (1e-12, 1e-12)}
+
+
+@pytest.fixture(scope="module")
+def torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA here")
+    return torch
+
+
+def tt(e, torch):
+    """A torch copy of an ember tensor."""
+    return torch.from_dlpack(e).clone()
+
+
+def make(name, shape, seed=0, low=-5, high=6):
+    """An ember CUDA tensor of dtype name with small values valid for it."""
+    g = np.random.default_rng(seed)
+    if name == "bool":
+        a = g.integers(0, 2, shape).astype(np.float32)
+    elif name == "uint8":
+        a = g.integers(max(low, 0), high, shape).astype(np.float32)
+    elif name in FLOATS:
+        a = g.uniform(low, high, shape).astype(np.float32)
+    else:
+        a = g.integers(low, high, shape).astype(np.float32)
+    return ember.from_numpy(a).cuda().to(getattr(ember, name))
+
+
+def same(e, t, torch, rtol=None, atol=None):
+    """ember result e equals torch result t: dtype, shape, values."""
+    assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1], (e.dtype, t.dtype)
+    assert tuple(e.shape) == tuple(t.shape)
+    got = torch.from_dlpack(e)
+    if t.dtype.is_floating_point:
+        r, a = TOL[str(t.dtype).split(".")[-1]]
+        torch.testing.assert_close(got, t, rtol=rtol or r, atol=a if atol is None else atol,
+                                   equal_nan=True)
+    else:
+        assert torch.equal(got, t)
+
+
+def warm(torch):
+    x = ember.ones(4, device="cuda")
+    (x + x).sum() if hasattr(x, "sum") else x + x
+    torch.cuda._sleep(10)
+    torch.ones(4, device="cuda").mul_(2)
+    torch.cuda.synchronize()
+
+
+# ---- dtype pairs -------------------------------------------------------------------
+
+BIN = ["add", "mul", "div", "eq", "lt", "ge", "ne"]
+
+
+@pytest.mark.parametrize("op", BIN)
+@pytest.mark.parametrize("da", ALL)
+@pytest.mark.parametrize("db", ALL)
+def test_tensor_tensor_pairs(torch, op, da, db):
+    a, b = make(da, (3, 4), 1, 1), make(db, (4,), 2, 1)
+    ta, tb = tt(a, torch), tt(b, torch)
+    same(getattr(ember, op)(a, b), getattr(torch, op)(ta, tb), torch)
+    # 0-d CUDA tensors and 0-d CPU tensors beside CUDA tensors
+    z = make(db, (), 3, 1)
+    same(getattr(ember, op)(a, z), getattr(torch, op)(ta, tt(z, torch)), torch)
+    zc = z.cpu()
+    same(getattr(ember, op)(a, zc), getattr(torch, op)(ta, tt(z, torch).cpu()), torch)
+
+
+@pytest.mark.parametrize("op", BIN + ["sub", "remainder", "floor_divide", "pow"])
+@pytest.mark.parametrize("da", ALL)
+@pytest.mark.parametrize("number", [2, -3, 2.5, True, 0.1])
+def test_tensor_number_pairs(torch, op, da, number):
+    a = make(da, (5, 3), 4, 1)
+    ta = tt(a, torch)
+    try:
+        expected = getattr(torch, op)(ta, number)
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            getattr(ember, op)(a, number)
+        return
+    same(getattr(ember, op)(a, number), expected, torch, atol=1e-2 if da == "bfloat16" else None)
+    # and the number on the left (reflected operators)
+    if op in ("add", "mul", "sub", "div", "pow"):
+        pyop = {"add": "__radd__", "mul": "__rmul__", "sub": "__rsub__", "div": "__rtruediv__",
+                "pow": "__rpow__"}[op]
+        try:
+            expected = getattr(ta, pyop)(number)
+        except RuntimeError:
+            with pytest.raises(RuntimeError):
+                getattr(a, pyop)(number)
+            return
+        same(getattr(a, pyop)(number), expected, torch, atol=1e-2)
+
+
+@pytest.mark.parametrize("da", ALL)
+@pytest.mark.parametrize("db", ALL)
+def test_inplace_castability_matches_torch(torch, da, db):
+    a, b = make(da, (4,), 5, 1), make(db, (4,), 6, 1)
+    ta, tb = tt(a, torch), tt(b, torch)
+    try:
+        ta.mul_(tb)
+    except RuntimeError as exc:
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+            a.mul_(b)
+        assert "can't be cast" in str(exc)
+        return
+    a.mul_(b)
+    same(a, ta, torch)
+
+
+@pytest.mark.parametrize("name", ["int8", "int32", "int64", "float16", "bfloat16", "float32",
+                                  "float64"])
+def test_division_family(torch, name):
+    a, b = make(name, (64,), 7, -40, 40), make(name, (64,), 8, 1, 9)
+    ta, tb = tt(a, torch), tt(b, torch)
+    tol = 1.01 if name in ("float16", "bfloat16") else None  # rounding of a/b in the type
+    for mode in (None, "trunc", "floor"):
+        same(ember.div(a, b, rounding_mode=mode), torch.div(ta, tb, rounding_mode=mode), torch,
+             atol=tol)
+    same(a % b, ta % tb, torch, atol=1e-2 if name in FLOATS else None)
+    same(ember.fmod(a, b), torch.fmod(ta, tb), torch, atol=1e-2 if name in FLOATS else None)
+    same(-a // -b, -ta // -tb, torch, atol=tol)
+
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_pow_atan2_hypot_max_min(torch, name):
+    a, b = make(name, (100,), 9, 0, 3), make(name, (100,), 10, -2, 2)
+    ta, tb = tt(a, torch), tt(b, torch)
+    same(a ** b, ta ** tb, torch, rtol=1e-5 if name == "float32" else None)
+    for s in (2, 3, 0.5, -1, -0.5, -2, 1.3):
+        same(a ** s, ta ** s, torch, rtol=1e-5 if name == "float32" else None)
+    same(2 ** b, 2 ** tb, torch, rtol=1e-5 if name == "float32" else None)
+    for op in ("atan2", "hypot", "maximum", "minimum", "fmax", "fmin"):
+        same(getattr(ember, op)(a, b), getattr(torch, op)(ta, tb), torch,
+             rtol=1e-5 if name == "float32" else None)
+
+
+def test_edge_values(torch):
+    v = [0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0, 3.0]
+    a = ember.tensor(v, device="cuda")
+    b = ember.tensor(list(reversed(v)), device="cuda")
+    ta, tb = tt(a, torch), tt(b, torch)
+    for op in ("add", "sub", "mul", "div", "maximum", "minimum", "fmax", "fmin", "remainder",
+               "fmod", "atan2", "pow", "eq", "lt"):
+        same(getattr(ember, op)(a, b), getattr(torch, op)(ta, tb), torch)
+
+
+# ---- layouts -----------------------------------------------------------------------
+
+def test_non_contiguous_and_broadcast(torch):
+    base = make("float32", (64, 48), 11)
+    tb = tt(base, torch)
+    same(base.t() + base.t().contiguous(), tb.t() + tb.t().contiguous(), torch)
+    same(base[::2, ::3] * base[1::2, ::3], tb[::2, ::3] * tb[1::2, ::3], torch)
+    same(base[:, :1] - base[:1, :], tb[:, :1] - tb[:1, :], torch)
+    e = base[:1].expand(64, 48)
+    same(e * base, tb[:1].expand(64, 48) * tb, torch)
+    h = base.to(ember.float16)
+    same(h.t() * 0.5, tt(h, torch).t() * 0.5, torch)
+    out = ember.zeros(48, 128, device="cuda")[:, ::2]
+    ember.add(base.t(), 1, out=out)
+    same(out, tb.t() + 1, torch)
+    r = base.t() + 1
+    assert r.stride() == (base.t() + 0).stride() == torch.add(tb.t(), 1).stride()
+
+
+def test_misaligned_and_odd_sizes(torch):
+    # views that start off a 16-byte boundary and sizes with vector tails
+    for n in (1, 3, 5, 17, 1023, 4099):
+        x = make("float32", (n + 3,), n)
+        tx = tt(x, torch)
+        same(x[1:n + 1] + x[2:n + 2], tx[1:n + 1] + tx[2:n + 2], torch)
+        h = x.to(ember.float16)
+        same(h[3:] * h[3:], tt(h, torch)[3:] * tt(h, torch)[3:], torch)
+
+
+def test_zero_size_and_zero_d(torch):
+    e = ember.empty(0, 5, device="cuda")
+    assert (e + 1).shape == (0, 5) and (e < 1).dtype == ember.bool
+    z = ember.tensor(2.5, device="cuda")
+    assert (z * z).item() == 6.25 and (z * z).shape == ()
+
+
+def test_large_index_path(torch):
+    # more elements than 2**31: 64-bit indexing in the strided kernel
+    n = (1 << 31) + 7
+    x = ember.ones(n, dtype=ember.uint8, device="cuda")
+    y = x + x  # flat kernel, 64-bit element index
+    assert y.dtype == ember.uint8
+    assert y[-1].item() == 2 and y[0].item() == 2
+    del y
+    v = x.as_strided((2, n // 2), (n // 2, 1))
+    w = v.t() * 3  # strided: offsets past 2**31 bytes
+    assert w[-1, -1].item() == 3 and w[0, 0].item() == 3
+
+
+# ---- streams and the host --------------------------------------------------------
+
+def test_out_and_inplace_do_not_wait_for_the_gpu(torch):
+    warm(torch)
+    a = ember.ones(1 << 20, device="cuda")
+    b = ember.ones(1 << 20, device="cuda")
+    out = ember.empty(1 << 20, device="cuda")
+    ember.add(a, b, out=out)
+    a.add_(b)
+    torch.cuda.synchronize()
+    torch.cuda._sleep(100_000_000)  # ~50 ms on the legacy default stream (ember's current)
+    t0 = time.perf_counter()
+    ember.add(a, b, out=out)
+    ember.mul(a, 2, out=out)
+    a.add_(b)
+    a += 1
+    c = a / b
+    queued = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    ember.cuda.synchronize()
+    assert queued < 0.02 < time.perf_counter() - t0
+    assert out[0].item() == 4.0 and a[0].item() == 4.0 and c[0].item() == 3.0
+
+
+def test_ops_run_on_the_current_stream(torch):
+    warm(torch)
+    s = ember.cuda.Stream()
+    a = ember.ones(1 << 20, device="cuda")
+    ember.cuda.synchronize()
+    with ember.cuda.stream(s):
+        ember.cuda._sleep(100_000_000)
+        b = a * 3
+        assert not s.query()
+    s.synchronize()
+    assert b[0].item() == 3.0
+
+
+def test_errors_on_the_gpu(torch):
+    a = ember.ones(3, device="cuda")
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        a + ember.ones(3)
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        ember.add(ember.ones(3), ember.ones(3), out=a)
+    with pytest.raises(RuntimeError, match="must match the size of tensor b"):
+        a + ember.ones(4, device="cuda")
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+        ember.ones(3, dtype=ember.int64, device="cuda").add_(1.5)
+    # integer division by zero: no error and no wait on the GPU (values unspecified)
+    r = ember.tensor([1, 2], device="cuda") // 0
+    assert r.shape == (2,)
+    assert (a + 1).sum().item() == 6.0 if hasattr(a, "sum") else (a + 1)[0].item() == 2.0
