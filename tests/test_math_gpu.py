@@ -265,3 +265,91 @@ def test_errors_on_the_gpu(torch):
     r = ember.tensor([1, 2], device="cuda") // 0
     assert r.shape == (2,)
     assert (a + 1).sum().item() == 6.0 if hasattr(a, "sum") else (a + 1)[0].item() == 2.0
+
+
+# ---- unary, bitwise, ternary -------------------------------------------------------
+
+UNARY = {
+    # name: (low, high) of inputs inside the domain
+    "sqrt": (0, 10), "rsqrt": (0.1, 10), "exp": (-5, 5), "exp2": (-5, 5), "expm1": (-2, 2),
+    "log": (0.1, 10), "log2": (0.1, 10), "log10": (0.1, 10), "log1p": (-0.5, 5),
+    "sin": (-6, 6), "cos": (-6, 6), "tan": (-1.4, 1.4), "asin": (-1, 1), "acos": (-1, 1),
+    "atan": (-5, 5), "sinh": (-3, 3), "cosh": (-3, 3), "tanh": (-3, 3), "asinh": (-5, 5),
+    "acosh": (1, 5), "atanh": (-0.9, 0.9), "sigmoid": (-6, 6), "erf": (-3, 3), "erfc": (-3, 3),
+    "reciprocal": (0.5, 4), "neg": (-5, 5), "abs": (-5, 5), "sign": (-5, 5), "square": (-5, 5),
+    "relu": (-5, 5), "floor": (-5, 5), "ceil": (-5, 5), "round": (-5, 5), "trunc": (-5, 5),
+    "frac": (-5, 5), "isnan": (-5, 5), "isinf": (-5, 5), "isfinite": (-5, 5),
+    "logical_not": (-2, 2), "nan_to_num": (-5, 5),
+}
+
+
+@pytest.mark.parametrize("fn", list(UNARY))
+@pytest.mark.parametrize("name", ALL)
+def test_unary_vs_torch(torch, fn, name):
+    lo, hi = UNARY[fn]
+    x = make(name, (37, 5), 12, lo, hi)
+    tx = tt(x, torch)
+    try:
+        expected = getattr(torch, fn)(tx)
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            getattr(ember, fn)(x)
+        return
+    rtol = 1e-5 if name == "float32" else None
+    same(getattr(ember, fn)(x), expected, torch, rtol=rtol)
+    same(getattr(ember, fn)(x.t()), getattr(torch, fn)(tx.t()), torch, rtol=rtol)
+
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_activations_vs_torch(torch, name):
+    x = make(name, (1000,), 13, -6, 6)
+    tx = tt(x, torch)
+    F = torch.nn.functional
+    rtol = 1e-5 if name == "float32" else None
+    same(ember.gelu(x), F.gelu(tx), torch, rtol=rtol)
+    same(ember.gelu(x, approximate="tanh"), F.gelu(tx, approximate="tanh"), torch, rtol=rtol)
+    same(ember.silu(x), F.silu(tx), torch, rtol=rtol)
+    same(ember.nan_to_num(x / 0), torch.nan_to_num(tx / 0), torch)
+    same(ember.round(x, decimals=1), torch.round(tx, decimals=1), torch, atol=0.11)
+
+
+@pytest.mark.parametrize("name", ["bool", "uint8", "int8", "int16", "int32", "int64"])
+def test_bitwise_vs_torch(torch, name):
+    a, b = make(name, (64,), 14, -100, 100), make(name, (64,), 15, 0, 7)
+    ta, tb = tt(a, torch), tt(b, torch)
+    for op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+        same(getattr(ember, op)(a, b), getattr(torch, op)(ta, tb), torch)
+    same(~a, ~ta, torch)
+    if name != "bool":
+        same(a << b, ta << tb, torch)
+        same(a >> b, ta >> tb, torch)
+        same(a << 3, ta << 3, torch)
+
+
+@pytest.mark.parametrize("name", ["int32", "int64", "float16", "bfloat16", "float32", "float64"])
+def test_ternary_vs_torch(torch, name):
+    x, lo, hi = make(name, (8, 16), 16), make(name, (16,), 17, -3, 0), make(name, (8, 1), 18, 0, 3)
+    tx, tlo, thi = tt(x, torch), tt(lo, torch), tt(hi, torch)
+    same(ember.clamp(x, lo, hi), torch.clamp(tx, tlo, thi), torch)
+    same(ember.clamp(x, -1, 2), torch.clamp(tx, -1, 2), torch)
+    same(ember.clamp(x, min=0.5), torch.clamp(tx, min=0.5), torch)
+    c = x > 0
+    same(ember.where(c, x, lo), torch.where(tt(c, torch), tx, tlo), torch)
+    same(ember.where(c, x, 0), torch.where(tt(c, torch), tx, 0), torch)
+    same(ember.addcmul(x, lo, hi, value=2), torch.addcmul(tx, tlo, thi, value=2), torch,
+         rtol=1e-5 if name == "float32" else None)
+    if name in FLOATS:
+        same(ember.addcdiv(x, lo, hi + 4, value=0.5), torch.addcdiv(tx, tlo, thi + 4, value=0.5),
+             torch, rtol=1e-5 if name == "float32" else None)
+        same(ember.lerp(x, lo, 0.3), torch.lerp(tx, tlo, 0.3), torch,
+             rtol=1e-5 if name == "float32" else None)
+        w = make(name, (8, 16), 19, 0, 1)
+        same(ember.lerp(x, lo, w), torch.lerp(tx, tlo, tt(w, torch)), torch,
+             rtol=1e-5 if name == "float32" else None)
+
+
+def test_guide_expression_vs_torch(torch):
+    x = make("float32", (1 << 20,), 20, 0.1, 2)
+    tx = tt(x, torch)
+    same(x**2 + x**3**x.sin()**x.cos() + x.tan(), tx**2 + tx**3**tx.sin()**tx.cos() + tx.tan(),
+         torch, rtol=1e-5)

@@ -10,6 +10,7 @@
 
 #include "autograd/functions.hpp"
 #include "bindings/math_args.hpp"
+#include "bindings/math_parts.hpp"
 #include "ops/binary.hpp"
 #include "ops/copy.hpp"
 #include "ops/promotion.hpp"
@@ -296,9 +297,6 @@ PyObject* dunder_compare(PyObject* self, PyObject* const* args, Py_ssize_t nargs
   return richcompare(self, args[0], OP);
 }
 
-#define EMBER_FAST(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn))
-constexpr int kFastKw = METH_FASTCALL | METH_KEYWORDS;
-
 template <int... I>
 void binary_defs(std::vector<PyMethodDef>& fns, std::vector<PyMethodDef>& methods,
                  std::integer_sequence<int, I...>) {
@@ -382,15 +380,17 @@ void bind_math(py::module_& m) {
       py::arg("from_"), py::arg("to"),
       "Whether an op may write a result of dtype from_ into a tensor of dtype to (torch's "
       "rule: no floating -> integral, nothing but bool -> bool).");
-  static std::vector<PyMethodDef> fns, methods;
-  binary_defs(fns, methods, std::make_integer_sequence<int, kNumBinary>{});
-  compare_defs(fns, methods, std::make_integer_sequence<int, kNumCompare>{});
-  fns.push_back({nullptr, nullptr, 0, nullptr});
-  methods.push_back({nullptr, nullptr, 0, nullptr});
-  add_module_functions(m, fns.data());
-  register_math_functions(m, fns.data());
-  add_tensor_methods(methods.data());
+  static MathDefs d;
+  binary_defs(d.functions, d.methods, std::make_integer_sequence<int, kNumBinary>{});
+  compare_defs(d.functions, d.methods, std::make_integer_sequence<int, kNumCompare>{});
+  add_unary_defs(d);
+  add_ternary_defs(d);
+  for (auto* v : {&d.functions, &d.methods, &d.dunders}) v->push_back({nullptr, nullptr, 0, nullptr});
+  add_module_functions(m, d.functions.data());
+  register_math_functions(m, d.functions.data());
+  add_tensor_methods(d.methods.data());
   add_tensor_methods(g_dunders);
+  add_tensor_methods(d.dunders.data());
   // The slots last: setting the dunder attributes above pointed them at
   // Python's generic slot wrappers.
   PyTypeObject* type = tensor_type();
@@ -410,6 +410,7 @@ void bind_math(py::module_& m) {
   nb->nb_inplace_remainder = nb_inplace<BinaryOp::Remainder>;
   nb->nb_inplace_power = nb_inplace_power;
   type->tp_richcompare = richcompare;
+  set_unary_slots(type);
   PyType_Modified(type);
 }
 

@@ -30,10 +30,10 @@ std::atomic<int> g_num_threads{0};  // 0: not set, use hardware_threads()
 thread_local bool t_in_parallel = false;
 
 struct Job {
-  Job(int64_t n_, int64_t pieces_, detail::RangeFn fn_, void* ctx_)
+  Job(int64_t n_, int64_t pieces_, parallel_detail::RangeFn fn_, void* ctx_)
       : n(n_), pieces(pieces_), fn(fn_), ctx(ctx_), remaining(pieces_) {}
   const int64_t n, pieces;
-  const detail::RangeFn fn;
+  const parallel_detail::RangeFn fn;
   void* const ctx;
   std::atomic<int64_t> next{0}, remaining;
   std::mutex m;
@@ -124,7 +124,7 @@ void set_num_threads(int n) {
   g_num_threads.store(std::min(n, hardware_threads()), std::memory_order_relaxed);
 }
 
-namespace detail {
+namespace parallel_detail {
 
 void parallel_for_impl(int64_t n, int64_t grain, RangeFn fn, void* ctx) {
   const int64_t threads = get_num_threads();
@@ -141,6 +141,6 @@ void parallel_for_impl(int64_t n, int64_t grain, RangeFn fn, void* ctx) {
   if (job->error) std::rethrow_exception(job->error);
 }
 
-}  // namespace detail
+}  // namespace parallel_detail
 
 }  // namespace ember::ops

@@ -18,10 +18,10 @@ int get_num_threads();
 // At least 1; at most the machine's hardware threads.
 void set_num_threads(int n);
 
-namespace detail {
+namespace parallel_detail {
 using RangeFn = void (*)(void* ctx, int64_t begin, int64_t end);
 void parallel_for_impl(int64_t n, int64_t grain, RangeFn fn, void* ctx);
-}  // namespace detail
+}  // namespace parallel_detail
 
 // f(begin, end) over pieces of [0, n).
 template <typename F>
@@ -32,7 +32,7 @@ void parallel_for(int64_t n, int64_t grain, F&& f) {
     return;
   }
   using Fn = std::remove_reference_t<F>;
-  detail::parallel_for_impl(
+  parallel_detail::parallel_for_impl(
       n, grain, [](void* ctx, int64_t b, int64_t e) { (*static_cast<Fn*>(ctx))(b, e); },
       const_cast<void*>(static_cast<const void*>(&f)));
 }

@@ -7,7 +7,8 @@
 //   T, or bool for predicates) and is contiguous or one broadcast element;
 //   numbers come by value. A grid-stride loop over 16-byte vectors (4 floats,
 //   8 halves, 2 doubles ...) when every pointer is 16-byte aligned, then the
-//   tail element by element. One instantiation per storage type of C.
+//   tail element by element. One instantiation per storage type of C (float:
+//   float16, bfloat16, float32; double; int64: bool, uint8, int32, int64).
 // - dynamic_kernel: anything else (mixed dtypes, strides, broadcasting):
 //   offsets from the layout with 32-bit fast division when the index fits,
 //   64-bit otherwise; loads and stores switch on the operand's dtype.
@@ -165,7 +166,10 @@ void run_elementwise_cuda(const ElementwiseIter& it, const F& f) {
     bool ran = false;
     dispatch(t, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (std::is_same<compute_t<T>, C>::value) {
+      // int8 and int16 take the dynamic kernel: rare, and it keeps the
+      // number of instantiations (and the build time) down.
+      constexpr bool kNarrowInt = std::is_same<T, int8_t>::value || std::is_same<T, int16_t>::value;
+      if constexpr (std::is_same<compute_t<T>, C>::value && !kNarrowInt) {
         using Out = std::conditional_t<kPredicate, bool, T>;
         launch_flat<C, NIN, T, Out>(it, f, byval, stream);
         ran = true;

@@ -1,0 +1,28 @@
+// The parts of ember's math bindings, each in its own file; bind_math
+// (math.cpp) collects their functions and methods, adds them to the module
+// and to ember.Tensor, and sets ember.Tensor's number-protocol slots last
+// (adding a dunder attribute resets the matching slot to Python's generic
+// wrapper).
+#pragma once
+
+#include <Python.h>
+
+#include <vector>
+
+namespace ember::bindings {
+
+struct MathDefs {
+  std::vector<PyMethodDef> functions;  // ember.<name>
+  std::vector<PyMethodDef> methods;    // ember.Tensor.<name>
+  std::vector<PyMethodDef> dunders;    // ember.Tensor.__<op>__ (METH_FASTCALL)
+};
+
+void add_unary_defs(MathDefs& d);       // math_unary.cpp
+void set_unary_slots(PyTypeObject* t);  // math_unary.cpp
+void add_ternary_defs(MathDefs& d);     // math_ternary.cpp
+void add_reduce_defs(MathDefs& d);      // reduce.cpp
+
+#define EMBER_FAST(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn))
+constexpr int kFastKw = METH_FASTCALL | METH_KEYWORDS;
+
+}  // namespace ember::bindings

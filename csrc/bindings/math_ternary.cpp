@@ -1,0 +1,214 @@
+// where, clamp/clip (+ clamp_min, clamp_max), lerp, addcmul and addcdiv from
+// Python: functions, methods and in-place methods.
+#include <Python.h>
+
+#include "bindings/math_args.hpp"
+#include "bindings/math_parts.hpp"
+#include "ops/ternary.hpp"
+
+namespace ember::bindings {
+
+namespace {
+
+using ops::Operand;
+
+std::optional<Operand> optional_operand(PyObject* o, const char* fn, const char* arg) {
+  if (!o || o == Py_None) return std::nullopt;
+  return operand_arg(o, fn, arg);
+}
+
+PyObject* finish(Tensor r, const Tensor& out, PyObject* out_obj) {
+  if (out.defined()) return same_obj(out_obj);
+  return wrap(std::move(r));
+}
+
+// ---- where ---------------------------------------------------------------------
+
+PyObject* where_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {
+  EMBER_PY_TRY
+  static Signature sig("where", 3, {"condition", "input", "other", "out"});
+  PyObject* s[4];
+  sig.parse(args, nargsf, kw, s);
+  if (!s[1] || !s[2]) {
+    throw TypeError("where(condition, input, other): ember needs all three arguments (the "
+                    "one-argument form is condition.nonzero(as_tuple=True))");
+  }
+  const Tensor& c = tensor_arg(s[0], "'condition'");
+  const Operand a = operand_arg(s[1], "where", "input"), b = operand_arg(s[2], "where", "other");
+  const Tensor out = out_arg(s[3], "where");
+  return finish(ops::where(c, a, b, out), out, s[3]);
+  EMBER_PY_CATCH
+}
+
+PyObject* where_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {
+  EMBER_PY_TRY
+  static Signature sig("where", 2, {"condition", "other"});
+  PyObject* s[2];
+  sig.parse(args, nargsf, kw, s);
+  const Tensor& c = tensor_arg(s[0], "'condition'");
+  const Operand b = operand_arg(s[1], "where", "other");
+  return wrap(ops::where(c, tensor_arg(self), b));
+  EMBER_PY_CATCH
+}
+
+// ---- clamp ---------------------------------------------------------------------
+
+enum ClampKind { kBoth, kMinOnly, kMaxOnly };
+
+template <int KIND>
+PyObject* clamp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {
+  EMBER_PY_TRY
+  static Signature both("clamp", 3, {"input", "min", "max", "out"});
+  static Signature lo("clamp_min", 2, {"input", "min", "out"});
+  static Signature hi("clamp_max", 2, {"input", "max", "out"});
+  PyObject* s[4] = {};
+  (KIND == kBoth ? both : KIND == kMinOnly ? lo : hi).parse(args, nargsf, kw, s);
+  if (!s[0]) throw TypeError("clamp() missing required argument 'input'");
+  const Tensor& x = tensor_arg(s[0], "'input'");
+  std::optional<Operand> mn, mx;
+  PyObject* out_obj;
+  if (KIND == kBoth) {
+    mn = optional_operand(s[1], "clamp", "min");
+    mx = optional_operand(s[2], "clamp", "max");
+    out_obj = s[3];
+  } else {
+    (KIND == kMinOnly ? mn : mx) = operand_arg(s[1], "clamp", KIND == kMinOnly ? "min" : "max");
+    out_obj = s[2];
+  }
+  const Tensor out = out_arg(out_obj, "clamp");
+  const Operand in(x);
+  Tensor r = maybe_nogil(worth_releasing_gil({&in}), [&] { return ops::clamp(x, mn, mx, out); });
+  return finish(std::move(r), out, out_obj);
+  EMBER_PY_CATCH
+}
+
+template <int KIND, bool INPLACE>
+PyObject* clamp_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {
+  EMBER_PY_TRY
+  static Signature both("clamp", 2, {"min", "max"});
+  static Signature lo("clamp_min", 1, {"min"});
+  static Signature hi("clamp_max", 1, {"max"});
+  PyObject* s[2] = {};
+  (KIND == kBoth ? both : KIND == kMinOnly ? lo : hi).parse(args, nargsf, kw, s);
+  const Tensor& x = tensor_arg(self);
+  std::optional<Operand> mn, mx;
+  if (KIND == kBoth) {
+    mn = optional_operand(s[0], "clamp", "min");
+    mx = optional_operand(s[1], "clamp", "max");
+  } else {
+    (KIND == kMinOnly ? mn : mx) = operand_arg(s[0], "clamp", KIND == kMinOnly ? "min" : "max");
+  }
+  const Operand in(x);
+  const bool release = worth_releasing_gil({&in});
+  if (INPLACE) {
+    maybe_nogil(release, [&] { return ops::clamp(x, mn, mx, x, true); });
+    return same_obj(self);
+  }
+  return wrap(maybe_nogil(release, [&] { return ops::clamp(x, mn, mx); }));
+  EMBER_PY_CATCH
+}
+
+// ---- lerp, addcmul, addcdiv ------------------------------------------------------
+
+PyObject* lerp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {
+  EMBER_PY_TRY
+  static Signature sig("lerp", 3, {"input", "end", "weight", "out"});
+  PyObject* s[4];
+  sig.parse(args, nargsf, kw, s);
+  const Tensor& a = tensor_arg(s[0], "'input'");
+  const Tensor& b = tensor_arg(s[1], "'end'");
+  const Operand w = operand_arg(s[2], "lerp", "weight");
+  const Tensor out = out_arg(s[3], "lerp");
+  return finish(ops::lerp(a, b, w, out), out, s[3]);
+  EMBER_PY_CATCH
+}
+
+template <bool INPLACE>
+PyObject* lerp_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {
+  EMBER_PY_TRY
+  static Signature sig("lerp", 2, {"end", "weight"});
+  PyObject* s[2];
+  sig.parse(args, nargsf, kw, s);
+  const Tensor& a = tensor_arg(self);
+  const Tensor& b = tensor_arg(s[0], "'end'");
+  const Operand w = operand_arg(s[1], "lerp", "weight");
+  if (INPLACE) {
+    ops::lerp(a, b, w, a, true);
+    return same_obj(self);
+  }
+  return wrap(ops::lerp(a, b, w));
+  EMBER_PY_CATCH
+}
+
+template <bool DIV>
+PyObject* addc_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {
+  EMBER_PY_TRY
+  constexpr const char* fn = DIV ? "addcdiv" : "addcmul";
+  static Signature sig(fn, 3, {"input", "tensor1", "tensor2", "value", "out"});
+  PyObject* s[5];
+  sig.parse(args, nargsf, kw, s);
+  const Tensor& x = tensor_arg(s[0], "'input'");
+  const Tensor& a = tensor_arg(s[1], "'tensor1'");
+  const Tensor& b = tensor_arg(s[2], "'tensor2'");
+  const Scalar v = s[3] ? number_arg(s[3], fn, "value") : Scalar::from_int(1);
+  const Tensor out = out_arg(s[4], fn);
+  Tensor r = DIV ? ops::addcdiv(x, a, b, v, out) : ops::addcmul(x, a, b, v, out);
+  return finish(std::move(r), out, s[4]);
+  EMBER_PY_CATCH
+}
+
+template <bool DIV, bool INPLACE>
+PyObject* addc_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {
+  EMBER_PY_TRY
+  constexpr const char* fn = DIV ? "addcdiv" : "addcmul";
+  static Signature sig(fn, 2, {"tensor1", "tensor2", "value"});
+  PyObject* s[3];
+  sig.parse(args, nargsf, kw, s);
+  const Tensor& x = tensor_arg(self);
+  const Tensor& a = tensor_arg(s[0], "'tensor1'");
+  const Tensor& b = tensor_arg(s[1], "'tensor2'");
+  const Scalar v = s[2] ? number_arg(s[2], fn, "value") : Scalar::from_int(1);
+  const Tensor out = INPLACE ? x : Tensor();
+  Tensor r = DIV ? ops::addcdiv(x, a, b, v, out, INPLACE) : ops::addcmul(x, a, b, v, out, INPLACE);
+  if (INPLACE) return same_obj(self);
+  return wrap(std::move(r));
+  EMBER_PY_CATCH
+}
+
+}  // namespace
+
+void add_ternary_defs(MathDefs& d) {
+  const PyMethodDef fns[] = {
+      {"where", EMBER_FAST(&where_function), kFastKw,
+       "where(condition, input, other): input where condition is True, other elsewhere"},
+      {"clamp", EMBER_FAST(&clamp_function<kBoth>), kFastKw,
+       "clamp(input, min=None, max=None): numbers or tensors as bounds"},
+      {"clip", EMBER_FAST(&clamp_function<kBoth>), kFastKw, "clip: clamp"},
+      {"clamp_min", EMBER_FAST(&clamp_function<kMinOnly>), kFastKw, "clamp(input, min=min)"},
+      {"clamp_max", EMBER_FAST(&clamp_function<kMaxOnly>), kFastKw, "clamp(input, max=max)"},
+      {"lerp", EMBER_FAST(&lerp_function), kFastKw, "input + weight * (end - input)"},
+      {"addcmul", EMBER_FAST(&addc_function<false>), kFastKw, "input + value * t1 * t2"},
+      {"addcdiv", EMBER_FAST(&addc_function<true>), kFastKw, "input + value * t1 / t2"},
+  };
+  const PyMethodDef methods[] = {
+      {"where", EMBER_FAST(&where_method), kFastKw, "where(condition, self, other)"},
+      {"clamp", EMBER_FAST((&clamp_method<kBoth, false>)), kFastKw, nullptr},
+      {"clamp_", EMBER_FAST((&clamp_method<kBoth, true>)), kFastKw, nullptr},
+      {"clip", EMBER_FAST((&clamp_method<kBoth, false>)), kFastKw, nullptr},
+      {"clip_", EMBER_FAST((&clamp_method<kBoth, true>)), kFastKw, nullptr},
+      {"clamp_min", EMBER_FAST((&clamp_method<kMinOnly, false>)), kFastKw, nullptr},
+      {"clamp_min_", EMBER_FAST((&clamp_method<kMinOnly, true>)), kFastKw, nullptr},
+      {"clamp_max", EMBER_FAST((&clamp_method<kMaxOnly, false>)), kFastKw, nullptr},
+      {"clamp_max_", EMBER_FAST((&clamp_method<kMaxOnly, true>)), kFastKw, nullptr},
+      {"lerp", EMBER_FAST(&lerp_method<false>), kFastKw, nullptr},
+      {"lerp_", EMBER_FAST(&lerp_method<true>), kFastKw, nullptr},
+      {"addcmul", EMBER_FAST((&addc_method<false, false>)), kFastKw, nullptr},
+      {"addcmul_", EMBER_FAST((&addc_method<false, true>)), kFastKw, nullptr},
+      {"addcdiv", EMBER_FAST((&addc_method<true, false>)), kFastKw, nullptr},
+      {"addcdiv_", EMBER_FAST((&addc_method<true, true>)), kFastKw, nullptr},
+  };
+  for (const PyMethodDef& f : fns) d.functions.push_back(f);
+  for (const PyMethodDef& m : methods) d.methods.push_back(m);
+}
+
+}  // namespace ember::bindings
