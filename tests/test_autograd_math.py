@@ -164,3 +164,110 @@ def test_modifying_an_input_saved_by_mul_is_detected():
     x.add_(1.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.backward(ember.ones(2, 3, dtype=ember.float64))
+
+
+# ---- unary ops ---------------------------------------------------------------------------
+
+# name -> (function, low, high): inputs drawn from [low, high), inside the op's domain.
+UNARY = {
+    "sqrt": (ember.sqrt, 0.5, 2.0),
+    "rsqrt": (ember.rsqrt, 0.5, 2.0),
+    "exp": (ember.exp, -1.0, 1.0),
+    "exp2": (ember.exp2, -1.0, 1.0),
+    "expm1": (ember.expm1, -1.0, 1.0),
+    "log": (ember.log, 0.5, 2.0),
+    "log2": (ember.log2, 0.5, 2.0),
+    "log10": (ember.log10, 0.5, 2.0),
+    "log1p": (ember.log1p, -0.5, 1.0),
+    "sin": (ember.sin, -2.0, 2.0),
+    "cos": (ember.cos, -2.0, 2.0),
+    "tan": (ember.tan, -1.0, 1.0),
+    "asin": (ember.asin, -0.8, 0.8),
+    "acos": (ember.acos, -0.8, 0.8),
+    "atan": (ember.atan, -2.0, 2.0),
+    "sinh": (ember.sinh, -1.0, 1.0),
+    "cosh": (ember.cosh, -1.0, 1.0),
+    "tanh": (ember.tanh, -2.0, 2.0),
+    "asinh": (ember.asinh, -2.0, 2.0),
+    "acosh": (ember.acosh, 1.2, 3.0),
+    "atanh": (ember.atanh, -0.8, 0.8),
+    "sigmoid": (ember.sigmoid, -3.0, 3.0),
+    "erf": (ember.erf, -2.0, 2.0),
+    "erfc": (ember.erfc, -2.0, 2.0),
+    "reciprocal": (ember.reciprocal, 0.5, 2.0),
+    "neg": (ember.neg, -1.0, 1.0),
+    "abs": (ember.abs, 0.1, 1.0),
+    "abs_negative": (ember.abs, -1.0, -0.1),
+    "square": (ember.square, -1.0, 1.0),
+    "relu": (ember.relu, -1.0, 1.0),
+    "frac": (ember.frac, 0.1, 0.9),
+    "gelu": (ember.gelu, -2.0, 2.0),
+    "gelu_tanh": (lambda x: ember.gelu(x, approximate="tanh"), -2.0, 2.0),
+    "silu": (ember.silu, -2.0, 2.0),
+    "nan_to_num": (ember.nan_to_num, -1.0, 1.0),
+    "floor": (ember.floor, 0.1, 0.9),
+    "sign": (ember.sign, 0.1, 0.9),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary(name, device):
+    fn, low, high = UNARY[name]
+    x = leaf(2, 3, device=device, low=low, high=high)
+    if name == "relu":  # stay away from the kink
+        with ember.no_grad():
+            x[x.detach().abs() < 0.05] = 0.5
+    assert ember.autograd.gradcheck(fn, (x,))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", ["exp", "sigmoid", "tanh", "relu", "sqrt", "sin", "neg"])
+def test_unary_inplace(name, device):
+    _, low, high = UNARY[name]
+
+    def f(a):
+        return getattr(a.clone(), name + "_")()
+
+    assert ember.autograd.gradcheck(f, (leaf(2, 3, device=device, low=low, high=high),))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid", "log", "sin"])
+def test_unary_second_derivatives(name, device):
+    fn, low, high = UNARY[name]
+    assert ember.autograd.gradgradcheck(fn, (leaf(4, device=device, low=low, high=high),))
+
+
+def test_predicates_have_no_gradient():
+    x = leaf(3)
+    assert not ember.isnan(x).requires_grad and not ember.isfinite(x).requires_grad
+
+
+# ---- where, clamp, lerp, addcmul, addcdiv ----------------------------------------------------
+
+TERNARY = {
+    "where": (lambda a, b: ember.where(a.detach() > 1.0, a, b), [(2, 3), (3,)]),
+    "where_scalar": (lambda a, b: ember.where(a.detach() > 1.0, a, 0.0), [(2, 3), (3,)]),
+    "clamp": (lambda a, b: ember.clamp(a, 0.8, 1.25), [(2, 3), (3,)]),
+    "clamp_min": (lambda a, b: ember.clamp_min(a, 0.97), [(2, 3), (3,)]),
+    "clamp_tensor_bounds": (lambda a, b: ember.clamp(a, min=b - 1.0, max=b - 0.6), [(2, 3), (3,)]),
+    "clamp_inplace": (lambda a, b: a.clone().clamp_(max=1.15), [(2, 3), (3,)]),
+    "lerp": (lambda a, b: ember.lerp(a, b, 0.3), [(2, 3), (3,)]),
+    "lerp_tensor_weight": (lambda a, b: ember.lerp(a, b, a * 0.5), [(2, 3), (3,)]),
+    "addcmul": (lambda a, b: ember.addcmul(a, a, b, value=0.5), [(2, 3), (3,)]),
+    "addcdiv": (lambda a, b: ember.addcdiv(a, a, b, value=-2), [(2, 3), (3,)]),
+    "addcmul_": (lambda a, b: a.clone().addcmul_(b, b), [(2, 3), (3,)]),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(TERNARY))
+def test_ternary(name, device):
+    fn, shapes = TERNARY[name]
+    a, b = pair(device, shapes)
+    if name.startswith("clamp"):  # keep inputs off the bounds
+        with ember.no_grad():
+            a.copy_(ember.tensor([[0.7, 0.95, 1.2], [1.1, 1.3, 1.5]], dtype=ember.float64))
+            b.copy_(ember.tensor([1.75, 2.0, 2.4], dtype=ember.float64))
+    assert ember.autograd.gradcheck(fn, (a, b))

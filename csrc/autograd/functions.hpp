@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "ops/binary.hpp"
+#include "ops/bitwise.hpp"
 #include "ops/compare.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/unary.hpp"
 #include "tensor/scalar.hpp"
 #include "tensor/tensor.hpp"
 
@@ -47,8 +49,28 @@ Tensor div(const ops::Operand& a, const ops::Operand& b);
 Tensor pow(const ops::Operand& a, const ops::Operand& b);
 Tensor neg(const Tensor& t);
 
-// ---- unary math (formulas_unary.cpp) ----------------------------------------------
+// ---- unary math and bitwise ops (formulas_unary.cpp) --------------------------------
+Tensor unary(ops::UnaryOp op, const Tensor& x, const ops::UnaryArgs& args = {},
+             const Tensor& out = Tensor(), bool inplace = false);
 Tensor log(const Tensor& t);
+Tensor bitwise(ops::BitwiseOp op, const ops::Operand& a, const ops::Operand& b,
+               const Tensor& out = Tensor(), bool inplace = false);
+Tensor bitwise_not(const Tensor& x, const Tensor& out = Tensor(), bool inplace = false);
+
+// ---- where, clamp, lerp, addcmul, addcdiv (formulas_ternary.cpp) ---------------------
+Tensor where(const Tensor& cond, const ops::Operand& a, const ops::Operand& b,
+             const Tensor& out = Tensor());
+Tensor clamp(const Tensor& x, const std::optional<ops::Operand>& min,
+             const std::optional<ops::Operand>& max, const Tensor& out = Tensor(),
+             bool inplace = false);
+Tensor lerp(const Tensor& start, const Tensor& end, const ops::Operand& weight,
+            const Tensor& out = Tensor(), bool inplace = false);
+Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2,
+               const Scalar& value = Scalar::from_int(1), const Tensor& out = Tensor(),
+               bool inplace = false);
+Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2,
+               const Scalar& value = Scalar::from_int(1), const Tensor& out = Tensor(),
+               bool inplace = false);
 
 // ---- views (formulas_views.cpp) -----------------------------------------------
 Tensor view(const Tensor& t, const Shape& shape);

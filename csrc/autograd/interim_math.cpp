@@ -1,5 +1,5 @@
-// INTERIM (removed when the math issue's reductions merge): sum_to and log as
-// plain CPU loops, so that autograd can be built and tested before the
+// INTERIM (removed when the math issue's reductions merge): sum_to as a
+// plain CPU loop, so that autograd can be built and tested before the
 // reductions and unary ops exist. CUDA tensors raise. Not for speed.
 #include <cmath>
 
@@ -67,25 +67,6 @@ Tensor sum_to(const Tensor& grad, const Shape& shape) {
     record("SumToBackward0", {&grad}, {&out}, [gs](FormulaNode&, TensorList& g) -> TensorList {
       return {autograd::expand(g[0], gs)};
     });
-  }
-  return out;
-}
-
-Tensor log(const Tensor& t) {
-  check_cpu(t);
-  Tensor out = Tensor::empty(t.sizes(), t.dtype(), t.device());
-  const Tensor c = ops::contiguous(t);
-  dispatch(t.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* in = static_cast<const T*>(c.data_ptr());
-    T* o = static_cast<T*>(out.data_ptr());
-    for (int64_t i = 0; i < t.numel(); ++i) o[i] = static_cast<T>(std::log(static_cast<double>(in[i])));
-  });
-  if (needs_grad(t)) {
-    auto node = record("LogBackward0", {&t}, {&out}, [](FormulaNode& n, TensorList& g) -> TensorList {
-      return {autograd::div(g[0], n.saved(0))};
-    });
-    node->save(t);
   }
   return out;
 }
