@@ -161,6 +161,14 @@ void fill_(const Tensor& t, const Tensor& value) {
   });
 }
 
+void overwritten(const Tensor& t, const char* node_name) {
+  mark_dirty(t);
+  if (!needs_grad(t)) return;
+  record_inplace(node_name, t, {}, [](FormulaNode&, TensorList& g) -> TensorList {
+    return {zeros_like(g[0])};
+  });
+}
+
 void zero_(const Tensor& t) {
   check_inplace(t);
   ops::zero_(t);

@@ -118,6 +118,9 @@ void copy_(const Tensor& dst, const Tensor& src, bool non_blocking = false);
 void fill_(const Tensor& t, const Scalar& v);
 void fill_(const Tensor& t, const Tensor& value);  // a 0-d tensor value
 void zero_(const Tensor& t);
+// After an in-place write of values that do not depend on the old ones (a
+// random draw): bumps the version and gives the old values zero gradient.
+void overwritten(const Tensor& t, const char* node_name);
 
 // ---- matrix products (formulas_linalg.cpp) -------------------------------------
 Tensor mm(const Tensor& a, const Tensor& b);

@@ -12,6 +12,7 @@
 #include "autograd/functions.hpp"
 #include "bindings/tensor_common.hpp"
 #include "ops/cublas_api.hpp"
+#include "ops/cublas_matmul.hpp"
 #include "ops/einsum.hpp"
 #include "ops/linear.hpp"
 #include "ops/matmul.hpp"
@@ -278,6 +279,40 @@ void bind_config(py::module_& m) {
 #if EMBER_WITH_CUDA
   m.def("_cublas_loaded", &ops::blas::cublas_loaded);
   m.def("_cublas_load", [] { return ops::blas::cublas_api().path; });
+  // The cuBLAS calls a GPU product out = a @ b would make (any device's
+  // tensors; nothing is called): for tests that emulate them on the CPU.
+  m.def(
+      "_cublas_plan",
+      [](const Tensor& out, const Tensor& a, const Tensor& b) {
+        const ops::internal::GemmPlan plan = ops::internal::plan_gemm_for_testing(out, a, b);
+        py::dict d;
+        d["temporary_out"] = plan.temporary_out;
+        d["a"] = plan.a.defined() ? py::cast(plan.a) : py::none();
+        d["b"] = plan.b.defined() ? py::cast(plan.b) : py::none();
+        py::list calls;
+        for (const auto& g : plan.calls) {
+          py::dict c;
+          c["transa"] = g.a.trans;
+          c["transb"] = g.b.trans;
+          c["m"] = g.m;
+          c["n"] = g.n;
+          c["k"] = g.k;
+          c["lda"] = g.a.ld;
+          c["ldb"] = g.b.ld;
+          c["ldc"] = g.ldc;
+          c["batch"] = g.batch;
+          c["stride_a"] = g.a.batch_stride;
+          c["stride_b"] = g.b.batch_stride;
+          c["stride_c"] = g.stride_c;
+          c["a"] = reinterpret_cast<uintptr_t>(g.a.ptr);
+          c["b"] = reinterpret_cast<uintptr_t>(g.b.ptr);
+          c["c"] = reinterpret_cast<uintptr_t>(g.c);
+          calls.append(c);
+        }
+        d["calls"] = calls;
+        return d;
+      },
+      py::arg("out"), py::arg("a"), py::arg("b"));
 #else
   m.def("_cublas_loaded", [] { return false; });
   m.def("_cublas_load", []() -> std::string {

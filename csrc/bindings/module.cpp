@@ -21,4 +21,5 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_autograd_function(m);
   ember::bindings::bind_linalg(m);
   ember::bindings::bind_math(m);
+  ember::bindings::bind_random(m, cuda);
 }

@@ -145,8 +145,9 @@ bool gemm_bias(int device, const Gemm& g, const void* bias) {
   int found = 0;
   const cublasStatus_t hs = api.cublasLtMatmulAlgoGetHeuristic(ctx.lt, d.desc, d.a, d.b, d.c,
                                                                d.c, d.pref, 1, &result, &found);
-  if (hs == CUBLAS_STATUS_NOT_SUPPORTED || found == 0) return false;
-  EMBER_CUBLAS_CHECK(hs);
+  // No algorithm (NOT_SUPPORTED, or a dtype the epilogue lacks): the caller
+  // falls back to copying the bias and one cublasGemmEx.
+  if (hs != CUBLAS_STATUS_SUCCESS || found == 0) return false;
   EMBER_CUBLAS_CHECK(api.cublasLtMatmul(ctx.lt, d.desc, s.alpha(ty.scale), g.a.ptr, d.a, g.b.ptr,
                                         d.b, s.beta(ty.scale), g.c, d.c, g.c, d.c,
                                         &result.algo, ctx.workspace, ctx.workspace_size,

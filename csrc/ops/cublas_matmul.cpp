@@ -95,8 +95,10 @@ int64_t outer_calls(const std::vector<Group>& groups) {
 
 char* byte_ptr(const Tensor& t) { return static_cast<char*>(t.data_ptr()); }
 
-void run_batched(OutMode mode, const Tensor& out, const Tensor& a, const Tensor& b,
-                 double alpha, double beta) {
+// The cuBLAS calls for out = alpha * a @ b + beta * out, for operands that
+// cuBLAS can read as they are.
+std::vector<blas::Gemm> plan_calls(OutMode mode, const Tensor& out, const Tensor& a,
+                                   const Tensor& b, double alpha, double beta) {
   const Desc fa = first_operand(mode, a, b), fb = second_operand(mode, a, b);
   const int64_t m = out.size(-2), n = out.size(-1), k = a.size(-1);
   blas::Gemm g;
@@ -124,7 +126,8 @@ void run_batched(OutMode mode, const Tensor& out, const Tensor& a, const Tensor&
   }
   const int64_t item = static_cast<int64_t>(out.itemsize());
   const int64_t calls = outer_calls(groups);
-  const int dev = out.device().index;
+  std::vector<blas::Gemm> out_calls;
+  out_calls.reserve(static_cast<size_t>(calls));
   for (int64_t call = 0; call < calls; ++call) {
     int64_t off[3] = {0, 0, 0}, rest = call;
     for (size_t i = 1; i < groups.size(); ++i) {
@@ -135,7 +138,22 @@ void run_batched(OutMode mode, const Tensor& out, const Tensor& a, const Tensor&
     g.c = byte_ptr(out) + off[0] * item;
     g.a.ptr = byte_ptr(first) + off[fi] * item;
     g.b.ptr = byte_ptr(second) + off[si] * item;
-    blas::gemm(dev, g);
+    out_calls.push_back(g);
+  }
+  return out_calls;
+}
+
+// a and b as cuBLAS will read them: an operand it cannot read is made
+// contiguous (only that one), and both are when the batch would take too many calls.
+void prepare_operands(OutMode mode, const Tensor& out, Tensor& a, Tensor& b) {
+  const bool first_ok = first_operand(mode, a, b).ok;
+  const bool second_ok = second_operand(mode, a, b).ok;
+  const bool row = mode == OutMode::Row;
+  if (!(row ? first_ok : second_ok)) b = contiguous(b);
+  if (!(row ? second_ok : first_ok)) a = contiguous(a);
+  if (outer_calls(batch_groups(out, a, b)) > kMaxBatchCalls) {
+    a = contiguous(a);
+    b = contiguous(b);
   }
 }
 
@@ -165,19 +183,22 @@ void gemm_cuda(const Tensor& out, const Tensor& a_in, const Tensor& b_in, double
     return;
   }
   Tensor a = a_in, b = b_in;
-  if (!first_operand(mode, a, b).ok || !second_operand(mode, a, b).ok) {
-    // Only the operand cuBLAS cannot read is copied.
-    const bool row = mode == OutMode::Row;
-    const bool first_ok = first_operand(mode, a, b).ok;
-    const bool second_ok = second_operand(mode, a, b).ok;
-    if (!(row ? first_ok : second_ok)) b = contiguous(b);
-    if (!(row ? second_ok : first_ok)) a = contiguous(a);
-  }
-  if (outer_calls(batch_groups(out, a, b)) > kMaxBatchCalls) {
-    a = contiguous(a);
-    b = contiguous(b);
-  }
-  run_batched(mode, out, a, b, alpha, beta);
+  prepare_operands(mode, out, a, b);
+  const int dev = out.device().index;
+  for (const blas::Gemm& g : plan_calls(mode, out, a, b, alpha, beta)) blas::gemm(dev, g);
+}
+
+GemmPlan plan_gemm_for_testing(const Tensor& out, const Tensor& a_in, const Tensor& b_in) {
+  GemmPlan plan;
+  const OutMode mode = out_mode(out);
+  plan.temporary_out =
+      mode == OutMode::None || shares_storage(out, a_in) || shares_storage(out, b_in);
+  if (plan.temporary_out || a_in.size(-1) == 0 || out.numel() == 0) return plan;
+  plan.a = a_in;
+  plan.b = b_in;
+  prepare_operands(mode, out, plan.a, plan.b);
+  plan.calls = plan_calls(mode, out, plan.a, plan.b, 1.0, 0.0);
+  return plan;
 }
 
 bool gemm_bias_cuda(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias,

@@ -18,6 +18,9 @@
 
 #if EMBER_WITH_CUDA
 
+#include <vector>
+
+#include "ops/cublas_gemm.hpp"
 #include "tensor/tensor.hpp"
 
 namespace ember::ops::internal {
@@ -32,6 +35,17 @@ void gemm_cuda(const Tensor& out, const Tensor& a, const Tensor& b, double alpha
 // caller then copies the bias into out and calls gemm_cuda with beta = 1.
 bool gemm_bias_cuda(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias,
                     double alpha);
+
+// What gemm_cuda would ask cuBLAS for out = a @ b (no call is made; works on
+// tensors of any device): the operands after the copies it would make, and
+// the calls. temporary_out: it would compute into a temporary instead. For
+// tests that check the layout logic against an emulation of column-major GEMM.
+struct GemmPlan {
+  bool temporary_out = false;
+  Tensor a, b;
+  std::vector<blas::Gemm> calls;
+};
+GemmPlan plan_gemm_for_testing(const Tensor& out, const Tensor& a, const Tensor& b);
 
 }  // namespace ember::ops::internal
 

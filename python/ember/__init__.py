@@ -45,6 +45,17 @@ from ember import nn  # noqa: E402
 _AUTOGRAD = ("autograd", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
              "is_grad_enabled", "is_inference_mode_enabled")
 
+# Random numbers (csrc/ops/random.hpp, csrc/tensor/generator.hpp): bound C++.
+from ember._C import (  # noqa: E402
+    Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
+    rand, randn, randint, rand_like, randn_like, randint_like, randperm, normal, bernoulli,
+    multinomial,
+)
+
+_RANDOM = ("Generator", "default_generator", "manual_seed", "seed", "initial_seed",
+           "get_rng_state", "set_rng_state", "rand", "randn", "randint", "rand_like",
+           "randn_like", "randint_like", "randperm", "normal", "bernoulli", "multinomial")
+
 _LINALG = ("matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "addmm", "addmv",
            "baddbmm", "einsum", "set_float32_matmul_precision", "get_float32_matmul_precision",
            "backends", "nn")
@@ -74,7 +85,7 @@ __all__ = ["cuda", "device", "version", "__version__", "Tensor", "Size", "dtype"
            "as_tensor", "asarray", "from_numpy", "from_dlpack", "empty", "zeros", "ones", "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "empty_strided", "arange",
            "linspace", "eye", "cat", "concat", "concatenate", "stack", "is_tensor", "numel",
-           "set_printoptions", "get_printoptions", "printoptions", *_FUNCTIONAL, *_LINALG,
+           "set_printoptions", "get_printoptions", "printoptions", *_FUNCTIONAL, *_LINALG, *_RANDOM,
            *_AUTOGRAD, *_DTYPE_NAMES]
 
 globals().update({_n: getattr(_C, _n) for _n in _DTYPE_NAMES})

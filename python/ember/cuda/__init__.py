@@ -111,3 +111,13 @@ __all__ = [
 ]
 
 from ember.cuda import streams  # noqa: E402  (torch.cuda.streams' place)
+
+# Random number generators (torch.cuda.random's names).
+from ember.cuda import random  # noqa: E402
+from ember.cuda.random import (  # noqa: E402
+    get_rng_state, get_rng_state_all, initial_seed, manual_seed, manual_seed_all, seed, seed_all,
+    set_rng_state, set_rng_state_all,
+)
+
+__all__ += ["random", "get_rng_state", "get_rng_state_all", "initial_seed", "manual_seed",
+            "manual_seed_all", "seed", "seed_all", "set_rng_state", "set_rng_state_all"]

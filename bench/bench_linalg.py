@@ -1,0 +1,94 @@
+"""Issue 7's product rows: matmul at 4096^3 and 8192^3 in float32, TF32, bfloat16 and
+float16, a batch of 64 products of 512^2, a transposed operand, and the per-call cost
+of a 64x64 product from Python, side by side with torch (device events, medians,
+random non-zero data)."""
+import statistics
+
+from harness import have, per_call
+
+
+def _gpu_seconds(fn, event_cls, sync, iters=10, repeat=7, warmup=3):
+    """Median seconds per call of fn() measured with device events."""
+    for _ in range(warmup):
+        fn()
+    sync()
+    samples = []
+    for _ in range(repeat):
+        start, end = event_cls(enable_timing=True), event_cls(enable_timing=True)
+        start.record()
+        for _ in range(iters):
+            fn()
+        end.record()
+        end.synchronize()
+        samples.append(start.elapsed_time(end) / iters / 1e3)
+    return statistics.median(samples)
+
+
+def _pair(lib, shape_a, shape_b, dtype_name, transpose_a=False):
+    dtype = getattr(lib, dtype_name)
+    if transpose_a:  # a is the transpose of a contiguous tensor: cuBLAS reads it via its flag
+        a = lib.randn(*reversed(shape_a), device="cuda").to(dtype).t()
+    else:
+        a = lib.randn(*shape_a, device="cuda").to(dtype)
+    b = lib.randn(*shape_b, device="cuda").to(dtype)
+    return a, b
+
+
+def run(table):
+    import ember
+    if not ember.cuda.is_available():
+        print("  no GPU: skipping the linalg rows")
+        return
+    torch = __import__("torch") if have("torch") else None
+    if torch is not None and not torch.cuda.is_available():
+        torch = None
+    e_sync = ember.cuda.synchronize
+    t_sync = torch.cuda.synchronize if torch else None
+    tflops = lambda flops, s: flops / s / 1e12  # noqa: E731
+
+    def compare(name, shape_a, shape_b, dtype_name, tf32=False, transpose_a=False, bmm=False):
+        ember.backends.cuda.matmul.allow_tf32 = tf32
+        ea, eb = _pair(ember, shape_a, shape_b, dtype_name, transpose_a)
+        op_e = (lambda: ember.bmm(ea, eb)) if bmm else (lambda: ea @ eb)
+        m, k = shape_a[-2], shape_a[-1]
+        n = shape_b[-1]
+        batch = shape_a[0] if bmm else 1
+        flops = 2.0 * batch * m * n * k
+        e = tflops(flops, _gpu_seconds(op_e, ember.cuda.Event, e_sync))
+        del ea, eb
+        t = None
+        if torch:
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            ta, tb = _pair(torch, shape_a, shape_b, dtype_name, transpose_a)
+            op_t = (lambda: torch.bmm(ta, tb)) if bmm else (lambda: ta @ tb)
+            t = tflops(flops, _gpu_seconds(op_t, torch.cuda.Event, t_sync))
+            del ta, tb
+            torch.backends.cuda.matmul.allow_tf32 = False
+        ember.backends.cuda.matmul.allow_tf32 = False
+        met = None if t is None else e >= 0.97 * t
+        table.add(name, e, t, "TFLOP/s", higher_is_better=True, target=">= 0.97x torch", met=met)
+
+    for n in (4096, 8192):
+        for label, dtype_name, tf32 in (("fp32", "float32", False), ("tf32", "float32", True),
+                                        ("bf16", "bfloat16", False), ("fp16", "float16", False)):
+            compare(f"matmul {n}^3 {label}", (n, n), (n, n), dtype_name, tf32=tf32)
+    compare("bmm 64 x 512^3 bf16", (64, 512, 512), (64, 512, 512), "bfloat16", bmm=True)
+    compare("bmm 64 x 512^3 fp32", (64, 512, 512), (64, 512, 512), "float32", bmm=True)
+    compare("matmul 8192^3 bf16, A transposed", (8192, 8192), (8192, 8192), "bfloat16",
+            transpose_a=True)
+    compare("matmul 4096^3 tf32, A transposed", (4096, 4096), (4096, 4096), "float32", tf32=True,
+            transpose_a=True)
+
+    # Host cost per call of a small product (queue-bound: synchronise per batch).
+    x, y = ember.randn(64, 64, device="cuda"), ember.randn(64, 64, device="cuda")
+    e = per_call(lambda: x @ y, sync=e_sync) * 1e6
+    t = None
+    if torch:
+        tx, ty = torch.randn(64, 64, device="cuda"), torch.randn(64, 64, device="cuda")
+        t = per_call(lambda: tx @ ty, sync=t_sync) * 1e6
+    table.add("64x64 fp32 matmul per call", e, t, "us", target="<= 10 us", met=e <= 10)
+    e = per_call(lambda: ember.nn.functional.linear(x, y, x[0]), sync=e_sync) * 1e6
+    t = None
+    if torch:
+        t = per_call(lambda: torch.nn.functional.linear(tx, ty, tx[0]), sync=t_sync) * 1e6
+    table.add("linear 64x64 + bias per call", e, t, "us")

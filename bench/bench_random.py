@@ -1,0 +1,56 @@
+"""Issue 7's random-number rows: randn / rand into 1 GiB of float32 on the GPU (write
+bandwidth, device events), and the per-call cost of a small draw, side by side with
+torch. ember's values are the same on the CPU and the GPU (see docs/design.md); torch's
+are not comparable bit for bit, only in speed."""
+import statistics
+
+from harness import have, per_call
+
+GiB = 1 << 30
+
+
+def _gpu_seconds(fn, event_cls, sync, iters=5, repeat=7, warmup=2):
+    for _ in range(warmup):
+        fn()
+    sync()
+    samples = []
+    for _ in range(repeat):
+        start, end = event_cls(enable_timing=True), event_cls(enable_timing=True)
+        start.record()
+        for _ in range(iters):
+            fn()
+        end.record()
+        end.synchronize()
+        samples.append(start.elapsed_time(end) / iters / 1e3)
+    return statistics.median(samples)
+
+
+def run(table):
+    import ember
+    if not ember.cuda.is_available():
+        print("  no GPU: skipping the random rows")
+        return
+    torch = __import__("torch") if have("torch") else None
+    if torch is not None and not torch.cuda.is_available():
+        torch = None
+    e_sync = ember.cuda.synchronize
+    t_sync = torch.cuda.synchronize if torch else None
+    n = GiB // 4
+    gbs = lambda s: GiB / s / 1e9  # noqa: E731
+
+    for name, e_fill, t_fill in (("randn into 1 GiB float32", "normal_", "normal_"),
+                                 ("rand into 1 GiB float32", "uniform_", "uniform_")):
+        buf = ember.empty(n, device="cuda")
+        e = gbs(_gpu_seconds(getattr(buf, e_fill), ember.cuda.Event, e_sync))
+        del buf
+        t = None
+        if torch:
+            tbuf = torch.empty(n, device="cuda")
+            t = gbs(_gpu_seconds(getattr(tbuf, t_fill), torch.cuda.Event, t_sync))
+            del tbuf
+        met = None if t is None else e >= 0.97 * t
+        table.add(name, e, t, "GB/s", higher_is_better=True, target=">= 0.97x torch", met=met)
+
+    e = per_call(lambda: ember.randn(1024, device="cuda"), sync=e_sync) * 1e6
+    t = per_call(lambda: torch.randn(1024, device="cuda"), sync=t_sync) * 1e6 if torch else None
+    table.add("randn(1024, cuda) per call", e, t, "us")
