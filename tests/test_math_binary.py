@@ -406,6 +406,7 @@ dtypes_st = st.sampled_from(ALL)
 @given(shape=st.lists(st.integers(1, 5), min_size=0, max_size=4).map(tuple), data=st.data())
 def test_property_strided_broadcast_binary(shape, data):
     """Random shapes, broadcasting, transposes, slices and dtypes vs NumPy."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))  # reproducible draws
     da, db = data.draw(dtypes_st), data.draw(dtypes_st)
     a_np = sample(da, shape, rng, 0, 6)
     # b broadcasts: drop leading dims and set some to 1.

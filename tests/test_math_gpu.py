@@ -353,3 +353,166 @@ def test_guide_expression_vs_torch(torch):
     tx = tt(x, torch)
     same(x**2 + x**3**x.sin()**x.cos() + x.tan(), tx**2 + tx**3**tx.sin()**tx.cos() + tx.tan(),
          torch, rtol=1e-5)
+
+
+# ---- reductions ----------------------------------------------------------------------
+
+RED_DIMS = [None, 0, 1, -1, (0, 2), (1, 2)]
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "prod", "amax", "amin", "var", "std", "norm",
+                                "logsumexp", "all", "any"])
+@pytest.mark.parametrize("name", ALL)
+def test_reductions_vs_torch(torch, op, name):
+    x = make(name, (6, 33, 20), 21, -3, 4)
+    if op == "prod":
+        x = make(name, (6, 33, 20), 21, 1, 2) if name not in FLOATS else \
+            (make("float32", (6, 33, 20), 21, 0.9, 1.1).to(getattr(ember, name)))
+    tx = tt(x, torch)
+    for dims in RED_DIMS:
+        for keepdim in (False, True):
+            kwargs = {"keepdim": keepdim}
+            if op == "prod" and isinstance(dims, tuple):
+                continue  # torch.prod takes one dim (ember also takes several)
+            if op == "logsumexp" and dims is None:
+                dims_t = (0, 1, 2)
+            else:
+                dims_t = dims
+            try:
+                if op == "norm":
+                    expected = torch.linalg.vector_norm(tx, 2, dims_t, keepdim)
+                elif dims_t is None:
+                    expected = getattr(torch, op)(tx) if not keepdim else None
+                else:
+                    expected = getattr(torch, op)(tx, dims_t, **kwargs)
+            except (RuntimeError, TypeError):
+                with pytest.raises((RuntimeError, TypeError)):
+                    getattr(ember, op)(x, dims, keepdim=keepdim)
+                continue
+            if expected is None:
+                continue
+            got = getattr(ember, op)(x, dims_t, keepdim=keepdim) if op != "norm" else \
+                ember.norm(x, 2, dims, keepdim)
+            rtol = {"float16": 5e-3, "bfloat16": 3e-2, "float32": 1e-5}.get(name)
+            same(got, expected, torch, rtol=rtol, atol=1e-3 if name in FLOATS else None)
+
+
+@pytest.mark.parametrize("name", ["uint8", "int32", "int64", "float16", "bfloat16", "float32",
+                                  "float64"])
+def test_arg_reductions_vs_torch(torch, name):
+    x = make(name, (17, 300), 22, -100, 100)
+    tx = tt(x, torch)
+    same(x.argmax(), tx.argmax(), torch)
+    same(x.argmin(), tx.argmin(), torch)
+    for d in (0, 1):
+        v, i = x.max(d)
+        tv, ti = tx.max(d)
+        same(v, tv, torch)
+        same(i, ti, torch)
+        v, i = x.min(d, keepdim=True)
+        tv, ti = tx.min(d, keepdim=True)
+        same(v, tv, torch)
+        same(i, ti, torch)
+    same(x.t().argmax(), tx.t().argmax(), torch)
+
+
+@pytest.mark.parametrize("shape, dims", [
+    ((1 << 24,), None), ((3, 1 << 22), 1), ((1 << 20, 7), 0), ((64, 4096, 8), 1),
+    ((4096, 4096), 0), ((2, 3, 100_000), (0, 2)), ((100_000, 3), -1),
+])
+@pytest.mark.parametrize("name", ["float32", "float16", "bfloat16"])
+def test_large_reductions_accuracy(torch, shape, dims, name):
+    x = make(name, shape, 23, -1, 1)
+    tx = tt(x, torch)
+    ref = tx.double().sum(dims) if dims is not None else tx.double().sum()
+    got = x.sum(dims) if dims is not None else x.sum()
+    scale = tx.double().abs().sum(dims) if dims is not None else tx.double().abs().sum()
+    err = (torch.from_dlpack(got).double() - ref).abs()
+    tol = {"float32": 1e-6, "float16": 2e-3, "bfloat16": 1e-2}[name]
+    assert bool((err <= tol * scale + 1e-3).all())
+    same(x.amax(dims) if dims is not None else x.amax(),
+         tx.amax(dims) if dims is not None else tx.amax(), torch)
+
+
+def test_reductions_of_non_contiguous_and_empty(torch):
+    x = make("float32", (40, 50, 6), 24)
+    tx = tt(x, torch)
+    same(x.transpose(0, 2).sum(1), tx.transpose(0, 2).sum(1), torch, rtol=1e-5)
+    same(x[:, ::3].mean((0, 2)), tx[:, ::3].mean((0, 2)), torch, rtol=1e-5)
+    same(x.permute(1, 2, 0).amax((0, 1)), tx.permute(1, 2, 0).amax((0, 1)), torch)
+    same(x.expand(2, 40, 50, 6).sum(0), tx.expand(2, 40, 50, 6).sum(0), torch, rtol=1e-5)
+    e = ember.empty(0, 4, device="cuda")
+    same(e.sum(0), torch.empty(0, 4, device="cuda").sum(0), torch)
+    same(e.logsumexp(0), torch.empty(0, 4, device="cuda").logsumexp(0), torch)
+    assert e.sum().item() == 0
+
+
+def test_reductions_do_not_wait(torch):
+    warm(torch)
+    x = ember.ones(1 << 24, device="cuda")
+    x.sum()
+    x.sum(0)
+    torch.cuda.synchronize()
+    torch.cuda._sleep(100_000_000)
+    t0 = time.perf_counter()
+    s = x.sum()
+    m = x.view(1 << 12, 1 << 12).amax(0)
+    v = x.view(1 << 12, 1 << 12).var(1)
+    queued = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    ember.cuda.synchronize()
+    assert queued < 0.02 < time.perf_counter() - t0
+    assert s.item() == float(1 << 24) and m[0].item() == 1.0 and v[0].item() == 0.0
+
+
+@pytest.mark.slow
+def test_sum_of_more_than_2_31_elements(torch):
+    # 2**31 + 5 bytes (2 GiB): 64-bit indexing in the reduction and in the
+    # elementwise kernels; the result is exact (int64 accumulation).
+    n = (1 << 31) + 5
+    x = ember.ones(n, dtype=ember.uint8, device="cuda")
+    assert x.sum().item() == n
+    b = x.view(ember.bool)
+    assert b.sum().item() == n and b.all().item() is True
+    x[-1] = 7
+    assert x.amax().item() == 7 and x.argmax().item() == n - 1
+    assert (x == 7).sum().item() == 1
+    c = x.view(1, n).sum(1)
+    assert c.tolist() == [n + 6]
+
+
+# ---- scans and softmax -------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["bool", "uint8", "int32", "int64", "float16", "bfloat16",
+                                  "float32", "float64"])
+@pytest.mark.parametrize("shape, dim", [((7, 33), 1), ((7, 33), 0), ((3, 5000), 1),
+                                        ((1, 100_000), 1), ((100, 3, 2), 0), ((1 << 18, 4), 1)])
+def test_scans_vs_torch(torch, name, shape, dim):
+    lo, hi = (0, 2) if name == "bool" else (-2, 3)
+    x = make(name, shape, 25, lo, hi)
+    tx = tt(x, torch)
+    got, exp = x.cumsum(dim), tx.cumsum(dim)
+    scale = tx.double().abs().cumsum(dim) if exp.dtype.is_floating_point else None
+    assert str(got.dtype).split(".")[-1] == str(exp.dtype).split(".")[-1]
+    if scale is None:
+        same(got, exp, torch)
+    else:
+        tol = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 1e-5, "float64": 1e-12}[name]
+        err = (torch.from_dlpack(got).double() - tx.double().cumsum(dim)).abs()
+        assert bool((err <= tol * scale + tol).all())
+    small = make(name, shape, 26, 0, 2) if name != "bool" else x
+    same(small.cumprod(dim), tt(small, torch).cumprod(dim), torch, rtol=1e-2, atol=1e-2)
+    same(x.t().cumsum(0) if len(shape) == 2 else x.cumsum(-1),
+         tx.t().cumsum(0) if len(shape) == 2 else tx.cumsum(-1), torch, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("name", FLOATS)
+@pytest.mark.parametrize("shape, dim", [((64, 1000), 1), ((1000, 64), 0), ((8, 3, 50), 1),
+                                        ((4, 100_000), -1)])
+def test_softmax_vs_torch(torch, name, shape, dim):
+    x = make(name, shape, 27, -8, 8)
+    tx = tt(x, torch)
+    rtol = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-5}.get(name)
+    same(x.softmax(dim), tx.softmax(dim), torch, rtol=rtol, atol=1e-6)
+    same(ember.log_softmax(x, dim), torch.log_softmax(tx, dim), torch, rtol=rtol, atol=1e-3)
+    same(ember.logsumexp(x, dim), torch.logsumexp(tx, dim), torch, rtol=rtol, atol=1e-3)

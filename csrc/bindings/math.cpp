@@ -385,6 +385,8 @@ void bind_math(py::module_& m) {
   compare_defs(d.functions, d.methods, std::make_integer_sequence<int, kNumCompare>{});
   add_unary_defs(d);
   add_ternary_defs(d);
+  add_reduce_defs(d);
+  add_return_types(m);
   for (auto* v : {&d.functions, &d.methods, &d.dunders}) v->push_back({nullptr, nullptr, 0, nullptr});
   add_module_functions(m, d.functions.data());
   register_math_functions(m, d.functions.data());

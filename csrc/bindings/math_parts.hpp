@@ -9,6 +9,8 @@
 
 #include <vector>
 
+#include "bindings/bindings.hpp"
+
 namespace ember::bindings {
 
 struct MathDefs {
@@ -21,6 +23,7 @@ void add_unary_defs(MathDefs& d);       // math_unary.cpp
 void set_unary_slots(PyTypeObject* t);  // math_unary.cpp
 void add_ternary_defs(MathDefs& d);     // math_ternary.cpp
 void add_reduce_defs(MathDefs& d);      // reduce.cpp
+void add_return_types(py::module_& m);  // reduce.cpp: ember.return_types
 
 #define EMBER_FAST(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn))
 constexpr int kFastKw = METH_FASTCALL | METH_KEYWORDS;

@@ -91,6 +91,6 @@ __all__ = ["cuda", "device", "version", "__version__", "Tensor", "Size", "dtype"
 globals().update({_n: getattr(_C, _n) for _n in _DTYPE_NAMES})
 
 # Math: bound C++ functions (fast-call, no Python wrappers), listed by _C.
-from ember._C import result_type, can_cast  # noqa: E402
+from ember._C import result_type, can_cast, return_types  # noqa: E402
 globals().update({_n: getattr(_C, _n) for _n in _C._math_functions})
-__all__ += ["result_type", "can_cast", *_C._math_functions]
+__all__ += ["result_type", "can_cast", "return_types", *_C._math_functions]
