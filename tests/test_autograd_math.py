@@ -271,3 +271,91 @@ def test_ternary(name, device):
             a.copy_(ember.tensor([[0.7, 0.95, 1.2], [1.1, 1.3, 1.5]], dtype=ember.float64))
             b.copy_(ember.tensor([1.75, 2.0, 2.4], dtype=ember.float64))
     assert ember.autograd.gradcheck(fn, (a, b))
+
+
+# ---- reductions, scans, softmax ---------------------------------------------------------------
+
+REDUCE = {
+    "sum_all": lambda x: x.sum(),
+    "sum_dim": lambda x: x.sum(1),
+    "sum_dims_keepdim": lambda x: x.sum((0, 2), keepdim=True),
+    "mean_all": lambda x: x.mean(),
+    "mean_dim": lambda x: x.mean(-1),
+    "mean_keepdim": lambda x: ember.mean(x, 0, keepdim=True),
+    "prod_all": lambda x: x.prod(),
+    "prod_dim": lambda x: x.prod(1),
+    "amax": lambda x: x.amax(1),
+    "amin_all": lambda x: x.amin(),
+    "max_all": lambda x: x.max(),
+    "max_dim_values": lambda x: x.max(1).values,
+    "min_dim_keepdim": lambda x: ember.min(x, 2, keepdim=True)[0],
+    "var": lambda x: x.var(1),
+    "var_correction0": lambda x: x.var(correction=0),
+    "std": lambda x: x.std(2),
+    "norm": lambda x: x.norm(),
+    "norm_p1_dim": lambda x: ember.norm(x, p=1, dim=1),
+    "norm_p3": lambda x: ember.norm(x, p=3),
+    "norm_inf": lambda x: ember.norm(x, p=float("inf"), dim=0),
+    "logsumexp": lambda x: ember.logsumexp(x, 1),
+    "cumsum": lambda x: x.cumsum(1),
+    "cumprod": lambda x: x.cumprod(2),
+    "softmax": lambda x: ember.softmax(x, 1),
+    "softmax_last": lambda x: ember.softmax(x, -1),
+    "log_softmax": lambda x: ember.log_softmax(x, 0),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(REDUCE))
+def test_reductions(name, device):
+    x = leaf(2, 3, 4, device=device, low=0.5, high=1.5)  # distinct values: no ties
+    assert ember.autograd.gradcheck(REDUCE[name], (x,))
+
+
+def test_sum_with_dtype_gives_the_input_dtype_back():
+    x = ember.ones(2, 3, requires_grad=True)
+    y = x.sum(1, dtype=ember.float64)
+    assert y.dtype == ember.float64
+    y.backward(ember.ones(2, dtype=ember.float64))
+    assert x.grad.dtype == ember.float32
+    np.testing.assert_allclose(npy(x.grad), np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_prod_gradient_with_zeros(device):
+    x = ember.tensor([[2.0, 0.0, 3.0], [0.0, 0.0, 1.5]], dtype=ember.float64, device=device,
+                     requires_grad=True)
+    x.prod(1).backward(ember.ones(2, dtype=ember.float64, device=device))
+    np.testing.assert_allclose(npy(x.grad), [[0.0, 6.0, 0.0], [0.0, 0.0, 0.0]])
+    x.grad = None
+    x.prod().backward()
+    np.testing.assert_allclose(npy(x.grad), np.zeros((2, 3)))
+
+
+def test_amax_splits_ties_like_torch():
+    x = ember.tensor([1.0, 3.0, 3.0], dtype=ember.float64, requires_grad=True)
+    x.amax().backward()
+    np.testing.assert_allclose(npy(x.grad), [0.0, 0.5, 0.5])
+    y = ember.tensor([1.0, 3.0, 3.0], dtype=ember.float64, requires_grad=True)
+    y.max(0).values.backward()  # max(dim) picks one index
+    assert npy(y.grad).sum() == 1.0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_second_derivatives_of_softmax_and_sum(device):
+    assert ember.autograd.gradgradcheck(lambda t: ember.softmax(t, 1),
+                                        (leaf(2, 3, device=device),))
+    assert ember.autograd.gradgradcheck(lambda t: (t * t).sum(), (leaf(2, 3, device=device),))
+
+
+def test_argmax_and_all_have_no_gradient():
+    x = leaf(2, 3)
+    assert not x.argmax().requires_grad and not (x > 0).all().requires_grad
+
+
+def test_broadcasting_gradient_is_summed_on_the_device():
+    a = leaf(4, 1, 3)
+    b = leaf(2, 1)
+    (a * b).sum().backward()
+    np.testing.assert_allclose(npy(a.grad), np.broadcast_to(npy(b).sum(), (4, 1, 3)))
+    np.testing.assert_allclose(npy(b.grad), np.full((2, 1), npy(a).sum()))

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,8 @@
 #include "ops/bitwise.hpp"
 #include "ops/compare.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/reduce.hpp"
+#include "ops/scan.hpp"
 #include "ops/unary.hpp"
 #include "tensor/scalar.hpp"
 #include "tensor/tensor.hpp"
@@ -71,6 +74,16 @@ Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2,
 Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2,
                const Scalar& value = Scalar::from_int(1), const Tensor& out = Tensor(),
                bool inplace = false);
+
+// ---- reductions, scans, softmax (formulas_reduce.cpp) ---------------------------------
+Tensor reduce(ops::ReduceOp op, const Tensor& x, const ops::Dims& dims, bool keepdim,
+              std::optional<ScalarType> dtype = std::nullopt, const ops::ReduceArgs& args = {},
+              const Tensor& out = Tensor());
+std::pair<Tensor, Tensor> max_min_dim(bool is_max, const Tensor& x, int64_t dim, bool keepdim);
+Tensor scan(ops::ScanOp op, const Tensor& x, int64_t dim,
+            std::optional<ScalarType> dtype = std::nullopt, const Tensor& out = Tensor());
+Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 
 // ---- views (formulas_views.cpp) -----------------------------------------------
 Tensor view(const Tensor& t, const Shape& shape);
