@@ -20,6 +20,9 @@ from ember._C import (  # noqa: E402
 
 
 def __getattr__(name):
+    if name == "optim":  # imported on first use (import ember stays cheap)
+        import importlib
+        return importlib.import_module("ember.optim")
     # The print options live in ember._tensor_str, imported on first use (repr
     # imports it too) so that `import ember` stays cheap.
     if name in ("set_printoptions", "get_printoptions", "printoptions"):
@@ -42,8 +45,10 @@ from ember.autograd.grad_mode import (  # noqa: E402
 )
 from ember import nn  # noqa: E402
 
+from ember.serialization import save, load  # noqa: E402
+
 _AUTOGRAD = ("autograd", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-             "is_grad_enabled", "is_inference_mode_enabled")
+             "is_grad_enabled", "is_inference_mode_enabled", "nn", "optim", "save", "load")
 
 # Random numbers (csrc/ops/random.hpp, csrc/tensor/generator.hpp): bound C++.
 from ember._C import (  # noqa: E402
