@@ -85,6 +85,11 @@ Tensor scan(ops::ScanOp op, const Tensor& x, int64_t dim,
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 
+// ---- losses (formulas_loss.cpp) ------------------------------------------------------
+enum class Reduction : uint8_t { None, Mean, Sum };
+// mean/sum/none of (input - target)^2 (broadcasting), one node.
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+
 // ---- views (formulas_views.cpp) -----------------------------------------------
 Tensor view(const Tensor& t, const Shape& shape);
 Tensor reshape(const Tensor& t, const Shape& shape);

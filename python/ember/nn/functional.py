@@ -117,15 +117,19 @@ def _check_target_size(input, target, name):
             f"Please ensure they have the same size.", stacklevel=3)
 
 
+_mse_loss = _nn.mse_loss
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """mean((input - target) ** 2) (or sum/none)."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check_target_size(input, target, "mse_loss")
-    diff = input - target
-    loss = diff * diff
+    """mean((input - target) ** 2) (or sum/none): one C++ call and one autograd node."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input.shape != target.shape:
+        _check_target_size(input, target, "mse_loss")
     if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+        diff = input - target
+        return _reduce(diff * diff * weight, reduction)
+    return _mse_loss(input, target, reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):

@@ -3,7 +3,7 @@ coupled or decoupled), all parameters of a group in one fused C++ call."""
 import ember
 from ember import _C
 from ember._C import Tensor
-from ember.optim.optimizer import Optimizer, _contiguous_lists, _write_back, _float
+from ember.optim.optimizer import Optimizer, _float
 
 __all__ = ["Adam", "AdamW"]
 
@@ -70,11 +70,9 @@ class Adam(Optimizer):
         if not params:
             return
         beta1, beta2 = group["betas"]
-        cparams, (cgrads,), fixups = _contiguous_lists(params, grads)
-        _C._adam_step(cparams, cgrads, avgs, sqs, maxs, steps, _float(group["lr"]), beta1, beta2,
+        _C._adam_step(params, grads, avgs, sqs, maxs, steps, _float(group["lr"]), beta1, beta2,
                       group["eps"], group["weight_decay"], amsgrad, group["maximize"],
                       group["decoupled_weight_decay"])
-        _write_back(fixups)
 
     # torch keeps 'step' as a float32 tensor in the state dict.
     def _state_to_dict(self, state):

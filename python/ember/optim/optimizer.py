@@ -174,26 +174,5 @@ class Optimizer:
         return out
 
 
-def _contiguous_lists(params, *lists):
-    """Contiguous stand-ins for non-contiguous parameters (written back after the
-    step by _write_back) and contiguous gradients."""
-    fixups = []
-    out_params = []
-    for p in params:
-        if p.is_contiguous():
-            out_params.append(p)
-        else:
-            c = p.contiguous()
-            fixups.append((p, c))
-            out_params.append(c)
-    out_lists = [[t if t.is_contiguous() else t.contiguous() for t in lst] for lst in lists]
-    return out_params, out_lists, fixups
-
-
-def _write_back(fixups):
-    for p, c in fixups:
-        p.copy_(c)
-
-
 def _float(x):
     return float(x) if isinstance(x, Tensor) else x

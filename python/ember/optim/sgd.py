@@ -2,7 +2,7 @@
 fused C++ call (multi-tensor CUDA kernels: csrc/ops/optim_step.cu)."""
 import ember
 from ember import _C
-from ember.optim.optimizer import Optimizer, required, _contiguous_lists, _write_back, _float
+from ember.optim.optimizer import Optimizer, required, _float
 
 __all__ = ["SGD"]
 
@@ -44,15 +44,20 @@ class SGD(Optimizer):
 
     def _step_group(self, group):
         momentum = group["momentum"]
-        params, grads, bufs, first = [], [], [], []
-        state = self.state
+        params = []
+        grads = []
         for p in group["params"]:
             g = p.grad
-            if g is None:
-                continue
-            params.append(p)
-            grads.append(g)
-            if momentum != 0:
+            if g is not None:
+                params.append(p)
+                grads.append(g)
+        if not params:
+            return
+        bufs = []
+        first = []
+        if momentum != 0:
+            state = self.state
+            for p in params:
                 st = state[p]
                 buf = st.get("momentum_buffer")
                 if buf is None:
@@ -62,10 +67,6 @@ class SGD(Optimizer):
                 else:
                     first.append(False)
                 bufs.append(buf)
-        if not params:
-            return
-        cparams, (cgrads, cbufs), fixups = _contiguous_lists(params, grads, bufs)
-        _C._sgd_step(cparams, cgrads, cbufs, first, _float(group["lr"]), momentum,
+        _C._sgd_step(params, grads, bufs, first, _float(group["lr"]), momentum,
                      group["dampening"], group["weight_decay"], group["nesterov"],
                      group["maximize"])
-        _write_back(fixups)
