@@ -275,10 +275,12 @@ def test_pin_memory_is_refused_or_needs_cuda():
         ember.empty(4, device="cuda", pin_memory=True)
 
 
-def test_requires_grad_is_refused_clearly():
-    with pytest.raises(RuntimeError, match="autograd"):
-        ember.zeros(2, requires_grad=True)
+def test_requires_grad_keyword():
+    # Autograd (issue 8): floating tensors may require grad; integer ones may not.
+    assert ember.zeros(2, requires_grad=True).requires_grad is True
     assert ember.zeros(2, requires_grad=False).requires_grad is False
+    with pytest.raises(RuntimeError, match="floating point"):
+        ember.zeros(2, dtype=ember.int64, requires_grad=True)
 
 
 def test_cat_and_stack_match_numpy():

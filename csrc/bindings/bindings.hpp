@@ -22,9 +22,13 @@ void bind_memory_testing(py::module_& m);
 void bind_dtype(py::module_& m);
 void bind_tensor(py::module_& m);
 void bind_tensor_creation(py::module_& m);
+void bind_autograd(py::module_& m);  // after bind_tensor: adds to ember.Tensor
+void bind_autograd_function(py::module_& m);
+void bind_autograd_optim(py::module_& m);
+void bind_autograd_nn(py::module_& m);  // after bind_linalg (adds to _C._nn)
 void bind_linalg(py::module_& m);  // after bind_tensor: adds Tensor methods
-void bind_random(py::module_& m, py::module_& cuda);  // after bind_tensor
 void bind_math(py::module_& m);
+void bind_random(py::module_& m, py::module_& cuda);  // after bind_tensor
 
 // A Device from what Python users pass: ember.device, "cuda:1", "cpu", or an
 // int (a CUDA ordinal). Throws TypeError/RuntimeError for anything else.

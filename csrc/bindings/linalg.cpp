@@ -2,13 +2,14 @@
 // addmv/baddbmm/einsum, the Tensor methods, the @ operator, nn.functional's
 // linear, and the matmul precision switches.
 //
-// `x @ y` is the type's nb_matrix_multiply slot calling ops::matmul directly,
+// `x @ y` is the type's nb_matrix_multiply slot calling autograd::matmul directly,
 // and ember.matmul / ember.mm are METH_FASTCALL functions: these run in inner
 // loops (a 64x64 product costs a few microseconds on the GPU), where
 // pybind11's generic dispatch would add ~1 us. The GIL is kept: GPU products
 // only queue work; CPU products run in NumPy, which releases it in its BLAS.
 #include <Python.h>
 
+#include "autograd/functions.hpp"
 #include "bindings/tensor_common.hpp"
 #include "ops/cublas_api.hpp"
 #include "ops/cublas_matmul.hpp"
@@ -41,7 +42,7 @@ PyObject* translate_current_exception() {
 PyObject* nb_matmul(PyObject* a, PyObject* b) {
   if (!is_tensor(a) || !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
   try {
-    return to_py(ops::matmul(tensor_arg(a), tensor_arg(b)));
+    return to_py(autograd::matmul(tensor_arg(a), tensor_arg(b)));
   } catch (...) {
     return translate_current_exception();
   }
@@ -52,14 +53,14 @@ PyObject* nb_matmul(PyObject* a, PyObject* b) {
 struct MatmulSpec {
   static constexpr const char* name = "matmul";
   static constexpr const char* arg2 = "other";
-  static Tensor call(const Tensor& a, const Tensor& b) { return ops::matmul(a, b); }
-  static void out(const Tensor& o, const Tensor& a, const Tensor& b) { ops::matmul_out(o, a, b); }
+  static Tensor call(const Tensor& a, const Tensor& b) { return autograd::matmul(a, b); }
+  static void out(const Tensor& o, const Tensor& a, const Tensor& b) { autograd::matmul_out(o, a, b); }
 };
 struct MmSpec {
   static constexpr const char* name = "mm";
   static constexpr const char* arg2 = "mat2";
-  static Tensor call(const Tensor& a, const Tensor& b) { return ops::mm(a, b); }
-  static void out(const Tensor& o, const Tensor& a, const Tensor& b) { ops::mm_out(o, a, b); }
+  static Tensor call(const Tensor& a, const Tensor& b) { return autograd::mm(a, b); }
+  static void out(const Tensor& o, const Tensor& a, const Tensor& b) { autograd::mm_out(o, a, b); }
 };
 
 template <typename Spec>
@@ -138,31 +139,31 @@ void bind_functions(py::module_& m) {
   m.def(
       "bmm",
       [](const Tensor& a, const Tensor& b, py::handle o) {
-        return with_out(o, [&] { return ops::bmm(a, b); },
-                        [&](const Tensor& t) { ops::bmm_out(t, a, b); });
+        return with_out(o, [&] { return autograd::bmm(a, b); },
+                        [&](const Tensor& t) { autograd::bmm_out(t, a, b); });
       },
       py::arg("input"), py::arg("mat2"), py::kw_only(), out,
       "Batched matrix product of two 3-D tensors: [b, n, m] @ [b, m, p] -> [b, n, p].");
-  m.def("mv", &ops::mv, py::arg("input"), py::arg("vec"), "Matrix-vector product.");
-  m.def("dot", &ops::dot, py::arg("input"), py::arg("tensor"), "Dot product of two 1-D tensors.");
-  m.def("vdot", &ops::vdot, py::arg("input"), py::arg("other"),
+  m.def("mv", &autograd::mv, py::arg("input"), py::arg("vec"), "Matrix-vector product.");
+  m.def("dot", &autograd::dot, py::arg("input"), py::arg("tensor"), "Dot product of two 1-D tensors.");
+  m.def("vdot", &autograd::dot, py::arg("input"), py::arg("other"),
         "Dot product of two 1-D tensors (ember has no complex dtypes: the same as dot).");
-  m.def("outer", &ops::outer, py::arg("input"), py::arg("vec2"), "Outer product of two vectors.");
-  m.def("ger", &ops::outer, py::arg("input"), py::arg("vec2"), "Alias of outer.");
+  m.def("outer", &autograd::outer, py::arg("input"), py::arg("vec2"), "Outer product of two vectors.");
+  m.def("ger", &autograd::outer, py::arg("input"), py::arg("vec2"), "Alias of outer.");
   m.def(
       "addmm",
       [](const Tensor& self, const Tensor& a, const Tensor& b, py::handle be, py::handle al,
          py::handle o) {
         const Scalar sb = scalar_or(be, "addmm", "beta"), sa = scalar_or(al, "addmm", "alpha");
-        return with_out(o, [&] { return ops::addmm(self, a, b, sb, sa); },
-                        [&](const Tensor& t) { ops::addmm_out(t, self, a, b, sb, sa); });
+        return with_out(o, [&] { return autograd::addmm(self, a, b, sb, sa); },
+                        [&](const Tensor& t) { autograd::addmm_out(t, self, a, b, sb, sa); });
       },
       py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(), beta, alpha, out,
       "beta * input + alpha * (mat1 @ mat2); input broadcasts. With beta=0 input is ignored.");
   m.def(
       "addmv",
       [](const Tensor& self, const Tensor& a, const Tensor& v, py::handle be, py::handle al) {
-        return ops::addmv(self, a, v, scalar_or(be, "addmv", "beta"),
+        return autograd::addmv(self, a, v, scalar_or(be, "addmv", "beta"),
                           scalar_or(al, "addmv", "alpha"));
       },
       py::arg("input"), py::arg("mat"), py::arg("vec"), py::kw_only(), beta, alpha,
@@ -170,7 +171,7 @@ void bind_functions(py::module_& m) {
   m.def(
       "baddbmm",
       [](const Tensor& self, const Tensor& a, const Tensor& b, py::handle be, py::handle al) {
-        return ops::baddbmm(self, a, b, scalar_or(be, "baddbmm", "beta"),
+        return autograd::baddbmm(self, a, b, scalar_or(be, "baddbmm", "beta"),
                             scalar_or(al, "baddbmm", "alpha"));
       },
       py::arg("input"), py::arg("batch1"), py::arg("batch2"), py::kw_only(), beta, alpha,
@@ -186,7 +187,7 @@ void bind_functions(py::module_& m) {
         } else {
           for (py::handle h : operands) ts.push_back(tensor_arg(h, "operand"));
         }
-        return ops::einsum(eq, ts);
+        return autograd::einsum(eq, ts);
       },
       py::arg("equation"),
       "einsum(equation, *operands): Einstein summation over one or two operands, computed as "
@@ -196,29 +197,29 @@ void bind_functions(py::module_& m) {
 void bind_methods(py::class_<Tensor>& cls) {
   const auto beta = py::arg("beta") = 1;
   const auto alpha = py::arg("alpha") = 1;
-  cls.def("matmul", &ops::matmul, py::arg("other"));
-  cls.def("__matmul__", &ops::matmul, py::arg("other"), py::is_operator());
+  cls.def("matmul", &autograd::matmul, py::arg("other"));
+  cls.def("__matmul__", &autograd::matmul, py::arg("other"), py::is_operator());
   cls.def(
-      "__rmatmul__", [](const Tensor& self, const Tensor& other) { return ops::matmul(other, self); },
+      "__rmatmul__", [](const Tensor& self, const Tensor& other) { return autograd::matmul(other, self); },
       py::arg("other"), py::is_operator());
-  cls.def("mm", &ops::mm, py::arg("mat2"));
-  cls.def("bmm", &ops::bmm, py::arg("mat2"));
-  cls.def("mv", &ops::mv, py::arg("vec"));
-  cls.def("dot", &ops::dot, py::arg("tensor"));
-  cls.def("vdot", &ops::vdot, py::arg("other"));
-  cls.def("outer", &ops::outer, py::arg("vec2"));
-  cls.def("ger", &ops::outer, py::arg("vec2"));
+  cls.def("mm", &autograd::mm, py::arg("mat2"));
+  cls.def("bmm", &autograd::bmm, py::arg("mat2"));
+  cls.def("mv", &autograd::mv, py::arg("vec"));
+  cls.def("dot", &autograd::dot, py::arg("tensor"));
+  cls.def("vdot", &autograd::dot, py::arg("other"));
+  cls.def("outer", &autograd::outer, py::arg("vec2"));
+  cls.def("ger", &autograd::outer, py::arg("vec2"));
   cls.def(
       "addmm",
       [](const Tensor& self, const Tensor& a, const Tensor& b, py::handle be, py::handle al) {
-        return ops::addmm(self, a, b, scalar_or(be, "addmm", "beta"),
+        return autograd::addmm(self, a, b, scalar_or(be, "addmm", "beta"),
                           scalar_or(al, "addmm", "alpha"));
       },
       py::arg("mat1"), py::arg("mat2"), py::kw_only(), beta, alpha);
   cls.def(
       "addmm_",
       [](py::object self, const Tensor& a, const Tensor& b, py::handle be, py::handle al) {
-        ops::addmm_(tensor_arg(self), a, b, scalar_or(be, "addmm_", "beta"),
+        autograd::addmm_(tensor_arg(self), a, b, scalar_or(be, "addmm_", "beta"),
                     scalar_or(al, "addmm_", "alpha"));
         return self;
       },
@@ -226,26 +227,26 @@ void bind_methods(py::class_<Tensor>& cls) {
   cls.def(
       "addmv",
       [](const Tensor& self, const Tensor& a, const Tensor& v, py::handle be, py::handle al) {
-        return ops::addmv(self, a, v, scalar_or(be, "addmv", "beta"),
+        return autograd::addmv(self, a, v, scalar_or(be, "addmv", "beta"),
                           scalar_or(al, "addmv", "alpha"));
       },
       py::arg("mat"), py::arg("vec"), py::kw_only(), beta, alpha);
   cls.def(
       "baddbmm",
       [](const Tensor& self, const Tensor& a, const Tensor& b, py::handle be, py::handle al) {
-        return ops::baddbmm(self, a, b, scalar_or(be, "baddbmm", "beta"),
+        return autograd::baddbmm(self, a, b, scalar_or(be, "baddbmm", "beta"),
                             scalar_or(al, "baddbmm", "alpha"));
       },
       py::arg("batch1"), py::arg("batch2"), py::kw_only(), beta, alpha);
   cls.def(
       "baddbmm_",
       [](py::object self, const Tensor& a, const Tensor& b, py::handle be, py::handle al) {
-        ops::baddbmm_(tensor_arg(self), a, b, scalar_or(be, "baddbmm_", "beta"),
+        autograd::baddbmm_(tensor_arg(self), a, b, scalar_or(be, "baddbmm_", "beta"),
                       scalar_or(al, "baddbmm_", "alpha"));
         return self;
       },
       py::arg("batch1"), py::arg("batch2"), py::kw_only(), beta, alpha);
-  // The @ operator calls ops::matmul straight from the type slot (after the
+  // The @ operator calls autograd::matmul straight from the type slot (after the
   // defs above, which would otherwise install Python's generic slot wrapper).
   auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   type->tp_as_number->nb_matrix_multiply = &nb_matmul;
@@ -333,7 +334,7 @@ void bind_linalg(py::module_& m) {
   nn.def(
       "linear",
       [](const Tensor& x, const Tensor& w, py::handle bias) {
-        return ops::linear(x, w, bias.is_none() ? Tensor() : tensor_arg(bias, "bias"));
+        return autograd::linear(x, w, bias.is_none() ? Tensor() : tensor_arg(bias, "bias"));
       },
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(),
       "y = input @ weight.T + bias; on the GPU the bias is added in cuBLASLt's epilogue.");

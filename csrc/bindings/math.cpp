@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "autograd/functions.hpp"
 #include "bindings/math_args.hpp"
 #include "bindings/math_parts.hpp"
 #include "ops/binary.hpp"
@@ -96,7 +97,7 @@ ops::Rounding rounding_arg(PyObject* obj, const char* fn) {
 Operand as_double(const Operand& o) {
   if (o.is_scalar()) return Operand(o.scalar.to_double());
   if (o.tensor.dtype() == ScalarType::Float64) return o;
-  return Operand(ops::to(o.tensor, o.tensor.device(), ScalarType::Float64));
+  return Operand(autograd::to(o.tensor, o.tensor.device(), ScalarType::Float64));
 }
 
 // ---- the binary ops ----------------------------------------------------------
@@ -130,10 +131,10 @@ Tensor run_binary(const BinaryEntry& e, const Operand& a, const Operand& b, PyOb
   const bool release = worth_releasing_gil({&a, &b});
   if (std::string_view(e.name) == "float_power") {
     return maybe_nogil(release, [&] {
-      return ops::binary(op, as_double(a), as_double(b), args, out, inplace);
+      return autograd::binary(op, as_double(a), as_double(b), args, out, inplace);
     });
   }
-  return maybe_nogil(release, [&] { return ops::binary(op, a, b, args, out, inplace); });
+  return maybe_nogil(release, [&] { return autograd::binary(op, a, b, args, out, inplace); });
 }
 
 template <int I>
@@ -194,7 +195,7 @@ PyObject* compare_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf,
   const Operand b = operand_arg(s[1], e.name, "other");
   const Tensor out = out_arg(s[2], e.name);
   Tensor r = maybe_nogil(worth_releasing_gil({&a, &b}),
-                         [&] { return ops::compare(e.op, a, b, out); });
+                         [&] { return autograd::compare(e.op, a, b, out); });
   if (out.defined()) return same_obj(s[2]);
   return wrap(std::move(r));
   EMBER_PY_CATCH
@@ -212,10 +213,10 @@ PyObject* compare_method(PyObject* self, PyObject* const* args, Py_ssize_t nargs
   const Operand a = t;
   const bool release = worth_releasing_gil({&a, &b});
   if (INPLACE) {
-    maybe_nogil(release, [&] { return ops::compare(e.op, t, b, t, true); });
+    maybe_nogil(release, [&] { return autograd::compare(e.op, t, b, t, true); });
     return same_obj(self);
   }
-  return wrap(maybe_nogil(release, [&] { return ops::compare(e.op, t, b); }));
+  return wrap(maybe_nogil(release, [&] { return autograd::compare(e.op, t, b); }));
   EMBER_PY_CATCH
 }
 
@@ -229,7 +230,7 @@ PyObject* nb_binary(PyObject* a, PyObject* b) {
   Operand x, y;
   if (!to_operand(a, &x) || !to_operand(b, &y)) return not_implemented();
   const bool release = worth_releasing_gil({&x, &y});
-  return wrap(maybe_nogil(release, [&] { return ops::binary(OP, x, y); }));
+  return wrap(maybe_nogil(release, [&] { return autograd::binary(OP, x, y); }));
   EMBER_PY_CATCH
 }
 
@@ -240,7 +241,7 @@ PyObject* nb_inplace(PyObject* a, PyObject* b) {
   if (!is_tensor(a) || !to_operand(b, &y)) return not_implemented();
   const Tensor& t = tensor_arg(a);
   const Operand x = t;
-  maybe_nogil(worth_releasing_gil({&x, &y}), [&] { return ops::binary(OP, t, y, {}, t, true); });
+  maybe_nogil(worth_releasing_gil({&x, &y}), [&] { return autograd::binary(OP, t, y, {}, t, true); });
   return same_obj(a);
   EMBER_PY_CATCH
 }
@@ -269,7 +270,7 @@ PyObject* richcompare(PyObject* a, PyObject* b, int op) {
     default: return not_implemented();
   }
   const bool release = worth_releasing_gil({&x, &y});
-  return wrap(maybe_nogil(release, [&] { return ops::compare(c, x, y); }));
+  return wrap(maybe_nogil(release, [&] { return autograd::compare(c, x, y); }));
   EMBER_PY_CATCH
 }
 

@@ -2,6 +2,7 @@
 // Python: functions, methods and in-place methods.
 #include <Python.h>
 
+#include "autograd/functions.hpp"
 #include "bindings/math_args.hpp"
 #include "bindings/math_parts.hpp"
 #include "ops/ternary.hpp"
@@ -36,7 +37,7 @@ PyObject* where_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, Py
   const Tensor& c = tensor_arg(s[0], "'condition'");
   const Operand a = operand_arg(s[1], "where", "input"), b = operand_arg(s[2], "where", "other");
   const Tensor out = out_arg(s[3], "where");
-  return finish(ops::where(c, a, b, out), out, s[3]);
+  return finish(autograd::where(c, a, b, out), out, s[3]);
   EMBER_PY_CATCH
 }
 
@@ -47,7 +48,7 @@ PyObject* where_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
   sig.parse(args, nargsf, kw, s);
   const Tensor& c = tensor_arg(s[0], "'condition'");
   const Operand b = operand_arg(s[1], "where", "other");
-  return wrap(ops::where(c, tensor_arg(self), b));
+  return wrap(autograd::where(c, tensor_arg(self), b));
   EMBER_PY_CATCH
 }
 
@@ -77,7 +78,7 @@ PyObject* clamp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, Py
   }
   const Tensor out = out_arg(out_obj, "clamp");
   const Operand in(x);
-  Tensor r = maybe_nogil(worth_releasing_gil({&in}), [&] { return ops::clamp(x, mn, mx, out); });
+  Tensor r = maybe_nogil(worth_releasing_gil({&in}), [&] { return autograd::clamp(x, mn, mx, out); });
   return finish(std::move(r), out, out_obj);
   EMBER_PY_CATCH
 }
@@ -101,10 +102,10 @@ PyObject* clamp_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
   const Operand in(x);
   const bool release = worth_releasing_gil({&in});
   if (INPLACE) {
-    maybe_nogil(release, [&] { return ops::clamp(x, mn, mx, x, true); });
+    maybe_nogil(release, [&] { return autograd::clamp(x, mn, mx, x, true); });
     return same_obj(self);
   }
-  return wrap(maybe_nogil(release, [&] { return ops::clamp(x, mn, mx); }));
+  return wrap(maybe_nogil(release, [&] { return autograd::clamp(x, mn, mx); }));
   EMBER_PY_CATCH
 }
 
@@ -119,7 +120,7 @@ PyObject* lerp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyO
   const Tensor& b = tensor_arg(s[1], "'end'");
   const Operand w = operand_arg(s[2], "lerp", "weight");
   const Tensor out = out_arg(s[3], "lerp");
-  return finish(ops::lerp(a, b, w, out), out, s[3]);
+  return finish(autograd::lerp(a, b, w, out), out, s[3]);
   EMBER_PY_CATCH
 }
 
@@ -133,10 +134,10 @@ PyObject* lerp_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, 
   const Tensor& b = tensor_arg(s[0], "'end'");
   const Operand w = operand_arg(s[1], "lerp", "weight");
   if (INPLACE) {
-    ops::lerp(a, b, w, a, true);
+    autograd::lerp(a, b, w, a, true);
     return same_obj(self);
   }
-  return wrap(ops::lerp(a, b, w));
+  return wrap(autograd::lerp(a, b, w));
   EMBER_PY_CATCH
 }
 
@@ -152,7 +153,7 @@ PyObject* addc_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyO
   const Tensor& b = tensor_arg(s[2], "'tensor2'");
   const Scalar v = s[3] ? number_arg(s[3], fn, "value") : Scalar::from_int(1);
   const Tensor out = out_arg(s[4], fn);
-  Tensor r = DIV ? ops::addcdiv(x, a, b, v, out) : ops::addcmul(x, a, b, v, out);
+  Tensor r = DIV ? autograd::addcdiv(x, a, b, v, out) : autograd::addcmul(x, a, b, v, out);
   return finish(std::move(r), out, s[4]);
   EMBER_PY_CATCH
 }
@@ -169,7 +170,7 @@ PyObject* addc_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, 
   const Tensor& b = tensor_arg(s[1], "'tensor2'");
   const Scalar v = s[2] ? number_arg(s[2], fn, "value") : Scalar::from_int(1);
   const Tensor out = INPLACE ? x : Tensor();
-  Tensor r = DIV ? ops::addcdiv(x, a, b, v, out, INPLACE) : ops::addcmul(x, a, b, v, out, INPLACE);
+  Tensor r = DIV ? autograd::addcdiv(x, a, b, v, out, INPLACE) : autograd::addcmul(x, a, b, v, out, INPLACE);
   if (INPLACE) return same_obj(self);
   return wrap(std::move(r));
   EMBER_PY_CATCH

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "autograd/functions.hpp"
 #include "bindings/math_args.hpp"
 #include "bindings/math_parts.hpp"
 #include "ops/bitwise.hpp"
@@ -156,7 +157,7 @@ PyObject* unary_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, Py
   PyObject* out_obj = s[1 + n_extra(e.extra)];
   const Tensor out = out_arg(out_obj, e.name);
   const Operand in(x);
-  Tensor r = maybe_nogil(worth_releasing_gil({&in}), [&] { return ops::unary(op, x, a, out); });
+  Tensor r = maybe_nogil(worth_releasing_gil({&in}), [&] { return autograd::unary(op, x, a, out); });
   if (out.defined()) return same_obj(out_obj);
   return wrap(std::move(r));
   EMBER_PY_CATCH
@@ -175,10 +176,10 @@ PyObject* unary_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
   const Operand in(x);
   const bool release = worth_releasing_gil({&in});
   if (INPLACE) {
-    maybe_nogil(release, [&] { return ops::unary(op, x, a, x, true); });
+    maybe_nogil(release, [&] { return autograd::unary(op, x, a, x, true); });
     return same_obj(self);
   }
-  return wrap(maybe_nogil(release, [&] { return ops::unary(op, x, a); }));
+  return wrap(maybe_nogil(release, [&] { return autograd::unary(op, x, a); }));
   EMBER_PY_CATCH
 }
 
@@ -219,7 +220,7 @@ PyObject* bitwise_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf,
   const Operand a = operand_arg(s[0], e.name, "input");
   const Operand b = operand_arg(s[1], e.name, "other");
   const Tensor out = out_arg(s[2], e.name);
-  Tensor r = maybe_nogil(worth_releasing_gil({&a, &b}), [&] { return ops::bitwise(e.op, a, b, out); });
+  Tensor r = maybe_nogil(worth_releasing_gil({&a, &b}), [&] { return autograd::bitwise(e.op, a, b, out); });
   if (out.defined()) return same_obj(s[2]);
   return wrap(std::move(r));
   EMBER_PY_CATCH
@@ -237,10 +238,10 @@ PyObject* bitwise_method(PyObject* self, PyObject* const* args, Py_ssize_t nargs
   const Operand b = operand_arg(s[0], e.name, "other");
   const bool release = worth_releasing_gil({&a, &b});
   if (INPLACE) {
-    maybe_nogil(release, [&] { return ops::bitwise(e.op, t, b, t, true); });
+    maybe_nogil(release, [&] { return autograd::bitwise(e.op, t, b, t, true); });
     return same_obj(self);
   }
-  return wrap(maybe_nogil(release, [&] { return ops::bitwise(e.op, t, b); }));
+  return wrap(maybe_nogil(release, [&] { return autograd::bitwise(e.op, t, b); }));
   EMBER_PY_CATCH
 }
 
@@ -258,7 +259,7 @@ PyObject* bitwise_not_function(PyObject*, PyObject* const* args, Py_ssize_t narg
   if (!s[0]) throw TypeError("bitwise_not() missing required argument 'input'");
   const Tensor& x = tensor_arg(s[0], "'input'");
   const Tensor out = out_arg(s[1], "bitwise_not");
-  Tensor r = ops::bitwise_not(x, out);
+  Tensor r = autograd::bitwise_not(x, out);
   if (out.defined()) return same_obj(s[1]);
   return wrap(std::move(r));
   EMBER_PY_CATCH
@@ -272,10 +273,10 @@ PyObject* bitwise_not_method(PyObject* self, PyObject* const* args, Py_ssize_t n
   not_sig(true).parse(args, nargsf, kwnames, s);
   const Tensor& x = tensor_arg(self);
   if (INPLACE) {
-    ops::bitwise_not(x, x, true);
+    autograd::bitwise_not(x, x, true);
     return same_obj(self);
   }
-  return wrap(ops::bitwise_not(x));
+  return wrap(autograd::bitwise_not(x));
   EMBER_PY_CATCH
 }
 
@@ -287,14 +288,14 @@ template <UnaryOp OP>
 PyObject* nb_unary(PyObject* a) {
   EMBER_PY_TRY
   if (!is_tensor(a)) return not_implemented();
-  return wrap(ops::unary(OP, tensor_arg(a)));
+  return wrap(autograd::unary(OP, tensor_arg(a)));
   EMBER_PY_CATCH
 }
 
 PyObject* nb_invert(PyObject* a) {
   EMBER_PY_TRY
   if (!is_tensor(a)) return not_implemented();
-  return wrap(ops::bitwise_not(tensor_arg(a)));
+  return wrap(autograd::bitwise_not(tensor_arg(a)));
   EMBER_PY_CATCH
 }
 
@@ -313,7 +314,7 @@ PyObject* nb_bitwise(PyObject* a, PyObject* b) {
   EMBER_PY_TRY
   Operand x, y;
   if (!to_operand(a, &x) || !to_operand(b, &y)) return not_implemented();
-  return wrap(ops::bitwise(OP, x, y));
+  return wrap(autograd::bitwise(OP, x, y));
   EMBER_PY_CATCH
 }
 
@@ -323,7 +324,7 @@ PyObject* nb_bitwise_inplace(PyObject* a, PyObject* b) {
   Operand y;
   if (!is_tensor(a) || !to_operand(b, &y)) return not_implemented();
   const Tensor& t = tensor_arg(a);
-  ops::bitwise(OP, t, y, t, true);
+  autograd::bitwise(OP, t, y, t, true);
   return same_obj(a);
   EMBER_PY_CATCH
 }

@@ -17,7 +17,11 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_dtype(m);
   ember::bindings::bind_tensor(m);
   ember::bindings::bind_tensor_creation(m);
+  ember::bindings::bind_autograd(m);
+  ember::bindings::bind_autograd_function(m);
+  ember::bindings::bind_autograd_optim(m);
   ember::bindings::bind_linalg(m);
-  ember::bindings::bind_random(m, cuda);
+  ember::bindings::bind_autograd_nn(m);
   ember::bindings::bind_math(m);
+  ember::bindings::bind_random(m, cuda);
 }

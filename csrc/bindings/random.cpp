@@ -9,6 +9,8 @@
 #include <array>
 #include <cstring>
 
+#include "autograd/dispatch.hpp"
+#include "autograd/functions.hpp"
 #include "bindings/tensor_common.hpp"
 #include "ops/copy.hpp"
 #include "ops/fill.hpp"
@@ -86,14 +88,18 @@ struct Options {
   ScalarType dtype;
   Device device;
   bool pin;
+  bool grad = false;  // requires_grad= (set on the new tensor after the draw)
 };
 
 Options options(py::handle dtype, py::handle device, bool pin, bool grad, const char* fn,
                 ScalarType fallback) {
-  check_requires_grad(grad, fn);
   const Device d = device_arg(device);
   EMBER_CHECK(!pin || d.is_cpu(), fn, "(): only CPU tensors can be pinned");
-  return Options{dtype.is_none() ? fallback : dtype_from_py(dtype), d, pin};
+  const ScalarType dt = dtype.is_none() ? fallback : dtype_from_py(dtype);
+  if (grad && !is_floating(dt)) {
+    throw Error("Only Tensors of floating point and complex dtype can require gradients");
+  }
+  return Options{dt, d, pin, grad};
 }
 
 // Sizes given as f(2, 3), f((2, 3)), f([2, 3]) or f(size=(2, 3)).
@@ -107,7 +113,7 @@ Shape size_from(const py::args& args, py::handle size_kw, const char* fn) {
 
 // A new tensor, or `out` (which must have the shape and dtype), to draw into.
 Tensor target(const Shape& shape, const Options& o, py::handle out, const char* fn) {
-  if (out.is_none()) return Tensor::empty(shape, o.dtype, o.device, o.pin);
+  if (out.is_none()) return apply_requires_grad(Tensor::empty(shape, o.dtype, o.device, o.pin), o.grad);
   const Tensor& t = tensor_arg(out, "out");
   EMBER_CHECK(t.sizes() == shape, fn, "(): out= has shape ", shape_str(t.sizes()),
               " but the result has shape ", shape_str(shape), "; ember does not resize out=");
@@ -125,16 +131,25 @@ void draw(const Tensor& t, F&& f) {
   }
 }
 
+// A draw into an existing tensor from Python (uniform_, normal_, ...): the
+// leaf check, the version bump, and zero gradient for the old values.
+template <typename F>
+void inplace_draw(const Tensor& t, const char* node, F&& f) {
+  autograd::check_inplace(t);
+  draw(t, std::forward<F>(f));
+  autograd::overwritten(t, node);
+}
+
 py::object result(const Tensor& t, py::handle out) {
   if (!out.is_none()) return py::reinterpret_borrow<py::object>(out);
   return py::cast(t);
 }
 
 Tensor like(const Tensor& t, py::handle dtype, py::handle device, bool grad, const char* fn) {
-  check_requires_grad(grad, fn);
   const ScalarType dt = dtype.is_none() ? t.dtype() : dtype_from_py(dtype);
   const Device dev = device.is_none() ? t.device() : device_arg(device);
-  return Tensor::empty_strided(t.sizes(), dense_strides_like(t.sizes(), t.strides()), dt, dev);
+  return apply_requires_grad(
+      Tensor::empty_strided(t.sizes(), dense_strides_like(t.sizes(), t.strides()), dt, dev), grad);
 }
 
 std::pair<int64_t, int64_t> randint_bounds(py::handle a, py::handle b, const char* fn) {
@@ -389,7 +404,6 @@ void bind_creation(py::module_& m) {
           draw(t, [&] { ops::normal_(t, mu, sd, gg); });
           return result(t, out);
         }
-        check_requires_grad(grad, "normal");
         const Tensor& ref = tm ? tensor_arg(mean) : tensor_arg(std);
         auto as_tensor = [&](py::handle h, const char* arg) {
           if (is_tensor(h)) return tensor_arg(h);
@@ -403,7 +417,7 @@ void bind_creation(py::module_& m) {
                     " and ", dtype_name(st.dtype()));
         const ScalarType rt = promote_types(mt.dtype(), st.dtype());
         const Shape shape = broadcast_shapes(mt.sizes(), st.sizes());
-        const Tensor t = target(shape, Options{rt, ref.device(), false}, out, "normal");
+        const Tensor t = target(shape, Options{rt, ref.device(), false, grad}, out, "normal");
         draw(t, [&] { ops::normal_tensor_(t, mt, st, gg); });
         return result(t, out);
       },
@@ -448,7 +462,7 @@ void bind_methods(py::class_<Tensor>& cls) {
       [](py::object self, double from, double to, py::handle g) {
         const Tensor& t = tensor_arg(self);
         const Generator gg = generator_arg(g);
-        draw(t, [&] { ops::uniform_(t, from, to, gg); });
+        inplace_draw(t, "UniformBackward0", [&] { ops::uniform_(t, from, to, gg); });
         return self;
       },
       py::arg("from") = 0.0, py::arg("to") = 1.0, py::kw_only(), gen);
@@ -457,7 +471,7 @@ void bind_methods(py::class_<Tensor>& cls) {
       [](py::object self, double mean, double std, py::handle g) {
         const Tensor& t = tensor_arg(self);
         const Generator gg = generator_arg(g);
-        draw(t, [&] { ops::normal_(t, mean, std, gg); });
+        inplace_draw(t, "NormalBackward0", [&] { ops::normal_(t, mean, std, gg); });
         return self;
       },
       py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(), gen);
@@ -472,7 +486,7 @@ void bind_methods(py::class_<Tensor>& cls) {
           std::tie(low, high) = randint_bounds(a, b, "random_");
         }
         const Generator gg = generator_arg(g);
-        draw(t, [&] { ops::random_(t, low, high, gg); });
+        inplace_draw(t, "RandomBackward0", [&] { ops::random_(t, low, high, gg); });
         return self;
       },
       py::arg("from") = py::none(), py::arg("to") = py::none(), py::kw_only(), gen,
@@ -483,7 +497,7 @@ void bind_methods(py::class_<Tensor>& cls) {
       [](py::object self, double lambd, py::handle g) {
         const Tensor& t = tensor_arg(self);
         const Generator gg = generator_arg(g);
-        draw(t, [&] { ops::exponential_(t, lambd, gg); });
+        inplace_draw(t, "ExponentialBackward0", [&] { ops::exponential_(t, lambd, gg); });
         return self;
       },
       py::arg("lambd") = 1.0, py::kw_only(), gen);
@@ -494,10 +508,10 @@ void bind_methods(py::class_<Tensor>& cls) {
         const Generator gg = generator_arg(g);
         if (is_tensor(p)) {
           const Tensor& pt = tensor_arg(p);
-          draw(t, [&] { ops::bernoulli_(t, pt, gg); });
+          inplace_draw(t, "BernoulliBackward0", [&] { ops::bernoulli_(t, pt, gg); });
         } else {
           const double pv = scalar_arg(p, "bernoulli_", "p").to_double();
-          draw(t, [&] { ops::bernoulli_(t, pv, gg); });
+          inplace_draw(t, "BernoulliBackward0", [&] { ops::bernoulli_(t, pv, gg); });
         }
         return self;
       },

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 
+#include "autograd/functions.hpp"
 #include "bindings/math_args.hpp"
 #include "bindings/math_parts.hpp"
 #include "ops/binary.hpp"
@@ -57,7 +58,7 @@ Tensor run(ReduceOp op, const Tensor& x, const ops::Dims& dims, bool keepdim,
            std::optional<ScalarType> dtype, const ops::ReduceArgs& args, const Tensor& out) {
   const ops::Operand in(x);
   return maybe_nogil(worth_releasing_gil({&in}),
-                     [&] { return ops::reduce(op, x, dims, keepdim, dtype, args, out); });
+                     [&] { return autograd::reduce(op, x, dims, keepdim, dtype, args, out); });
 }
 
 PyObject* finish(Tensor r, const Tensor& out, PyObject* out_obj) {
@@ -144,8 +145,8 @@ PyObject* max_min(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyOb
   const Tensor& x = tensor_arg(s[0], "'input'");
   if (s[1] && is_tensor(s[1])) {
     const Tensor out = out_arg(s[3], fn);
-    Tensor r = ops::binary(MAX ? ops::BinaryOp::Maximum : ops::BinaryOp::Minimum, x,
-                           tensor_arg(s[1]), {}, out);
+    Tensor r = autograd::binary(MAX ? ops::BinaryOp::Maximum : ops::BinaryOp::Minimum, x,
+                                tensor_arg(s[1]), {}, out);
     return finish(std::move(r), out, s[3]);
   }
   if (!s[1] || s[1] == Py_None) {
@@ -158,7 +159,7 @@ PyObject* max_min(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyOb
   const bool keepdim = bool_arg(s[2], false);
   const ops::Operand in(x);
   auto r = maybe_nogil(worth_releasing_gil({&in}),
-                       [&] { return ops::max_min_dim(MAX, x, dim, keepdim); });
+                       [&] { return autograd::max_min_dim(MAX, x, dim, keepdim); });
   return values_indices(MAX, std::move(r));
 }
 
@@ -310,10 +311,10 @@ Tensor along(int kind, const Tensor& x, int64_t dim, std::optional<ScalarType> d
   const ops::Operand in(x);
   return maybe_nogil(worth_releasing_gil({&in}), [&] {
     switch (kind) {
-      case kCumsum: return ops::scan(ops::ScanOp::Sum, x, dim, dtype, out);
-      case kCumprod: return ops::scan(ops::ScanOp::Prod, x, dim, dtype, out);
-      case kSoftmax: return ops::softmax(x, dim, dtype);
-      default: return ops::log_softmax(x, dim, dtype);
+      case kCumsum: return autograd::scan(ops::ScanOp::Sum, x, dim, dtype, out);
+      case kCumprod: return autograd::scan(ops::ScanOp::Prod, x, dim, dtype, out);
+      case kSoftmax: return autograd::softmax(x, dim, dtype);
+      default: return autograd::log_softmax(x, dim, dtype);
     }
   });
 }

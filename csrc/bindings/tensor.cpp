@@ -7,6 +7,8 @@
 // many bytes.
 #include <Python.h>
 
+#include "autograd/functions.hpp"
+#include "autograd/meta.hpp"
 #include "bindings/tensor_common.hpp"
 #include "ops/copy.hpp"
 #include "ops/fill.hpp"
@@ -35,7 +37,7 @@ py::object tensor_repr(py::handle self) {
 Tensor convert(const Tensor& t, const Device& device, ScalarType dtype, bool non_blocking,
                bool copy, bool pin = false) {
   py::gil_scoped_release nogil;
-  return ops::to(t, device, dtype, non_blocking, copy, pin);
+  return autograd::to(t, device, dtype, non_blocking, copy, pin);
 }
 
 // self itself when the conversion changes nothing (as torch returns self).
@@ -199,9 +201,6 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
       .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
       .def("is_complex", [](const Tensor&) { return false; })
       .def("is_signed", [](const Tensor& t) { return is_signed(t.dtype()); })
-      .def_property_readonly("requires_grad", [](const Tensor&) { return false; })
-      .def_property_readonly("is_leaf", [](const Tensor&) { return true; })
-      .def_property_readonly("grad", [](const Tensor&) { return py::none(); })
       .def("_is_view_of", [](const Tensor& a, const Tensor& b) {
         return a.storage().get() == b.storage().get();
       });
@@ -252,7 +251,7 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
         const Tensor& dst = tensor_arg(self);
         const Tensor& s = tensor_arg(src, "src");
         py::gil_scoped_release nogil;
-        ops::copy_(dst, s, non_blocking);
+        autograd::copy_(dst, s, non_blocking);
         return self;
       },
       py::arg("src"), py::arg("non_blocking") = false,
@@ -260,24 +259,37 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
   cls.def(
       "fill_",
       [](py::object self, py::handle value) {
-        const Scalar v = scalar_arg(value, "fill_", "value");
         const Tensor& t = tensor_arg(self);
+        if (is_tensor(value) && autograd::requires_grad(tensor_arg(value))) {
+          autograd::fill_(t, tensor_arg(value));
+          return self;
+        }
+        const Scalar v = scalar_arg(value, "fill_", "value");
         py::gil_scoped_release nogil;
-        ops::fill_(t, v);
+        autograd::fill_(t, v);
         return self;
       },
       py::arg("value"));
   cls.def("zero_", [](py::object self) {
     const Tensor& t = tensor_arg(self);
     py::gil_scoped_release nogil;
-    ops::zero_(t);
+    autograd::zero_(t);
     return self;
   });
   cls.def(
       "__deepcopy__",
       [](const Tensor& t, py::handle) {
-        py::gil_scoped_release nogil;
-        return ops::clone(t);
+        EMBER_CHECK(autograd::is_leaf(t), "Only Tensors created explicitly by the user (graph "
+                    "leaves) support the deepcopy protocol at the moment.  If you were "
+                    "attempting to deepcopy a module, this may be because of a torch.nn.utils."
+                    "weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001");
+        Tensor out;
+        {
+          py::gil_scoped_release nogil;
+          out = ops::clone(t);
+        }
+        if (autograd::requires_grad(t)) autograd::set_requires_grad(out, true);
+        return out;
       },
       py::arg("memo"));
   cls.def("tolist", [](const Tensor& t) { return tensor_tolist(t); });
@@ -297,7 +309,7 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
   auto new_like = [](const Tensor& self, const Shape& size, py::kwargs kw, const char* fn) {
     ScalarType dtype = self.dtype();
     Device device = self.device();
-    bool pin = false;
+    bool pin = false, grad = false;
     for (auto item : kw) {
       const std::string k = py::cast<std::string>(item.first);
       if (k == "dtype") {
@@ -307,12 +319,12 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
       } else if (k == "pin_memory") {
         pin = py::cast<bool>(item.second);
       } else if (k == "requires_grad") {
-        check_requires_grad(py::cast<bool>(item.second), fn);
+        grad = py::cast<bool>(item.second);
       } else if (k != "layout") {
         throw TypeError(detail::str(fn, "() got an unexpected keyword argument '", k, "'"));
       }
     }
-    return Tensor::empty(size, dtype, device, pin && device.is_cpu());
+    return apply_requires_grad(Tensor::empty(size, dtype, device, pin && device.is_cpu()), grad);
   };
   cls.def("new_empty", [new_like](const Tensor& t, py::args size, py::kwargs kw) {
     return new_like(t, sizes_from_args(size, "new_empty"), kw, "new_empty");
@@ -339,20 +351,13 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
   cls.def(
       "new_tensor",
       [](const Tensor& t, py::handle data, py::handle dtype, py::handle device, bool grad) {
-        check_requires_grad(grad, "new_tensor");
-        return tensor_from_data(data, dtype.is_none() ? t.dtype() : dtype_from_py(dtype),
-                                device.is_none() ? t.device() : device_arg(device), false);
+        return apply_requires_grad(
+            tensor_from_data(data, dtype.is_none() ? t.dtype() : dtype_from_py(dtype),
+                             device.is_none() ? t.device() : device_arg(device), false),
+            grad);
       },
       py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
       py::arg("device") = py::none(), py::arg("requires_grad") = false);
-  // Without autograd, .data and detach() are aliases of the same memory.
-  cls.def_property_readonly("data", [](const Tensor& t) {
-    return t.view_with(t.sizes(), t.strides(), t.storage_offset());
-  });
-  cls.def("detach", [](const Tensor& t) {
-    return t.view_with(t.sizes(), t.strides(), t.storage_offset());
-  });
-  cls.def("detach_", [](py::object self) { return self; });
 
   // ---- Python protocols --------------------------------------------------------
   cls.def("__repr__", [](py::handle self) { return tensor_repr(self); });
@@ -363,7 +368,7 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
   cls.def("__iter__", [](const Tensor& t) {
     if (t.dim() == 0) throw TypeError("iteration over a 0-d tensor");
     py::list items;
-    for (Tensor& v : unbind(t, 0)) items.append(py::cast(std::move(v)));
+    for (Tensor& v : autograd::unbind(t, 0)) items.append(py::cast(std::move(v)));
     return items.attr("__iter__")();
   });
   cls.def("__bool__", [](const Tensor& t) {

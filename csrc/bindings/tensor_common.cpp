@@ -4,6 +4,7 @@
 #include <string>
 
 #include "bindings/tensor_common.hpp"
+#include "autograd/meta.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::bindings {
@@ -208,11 +209,9 @@ Device device_spec(py::handle obj) {
 
 Device device_arg(py::handle obj) { return resolve_device(device_spec(obj)); }
 
-void check_requires_grad(bool requires_grad, const char* fn) {
-  if (requires_grad) {
-    throw Error(detail::str(fn, "(): requires_grad=True is not supported yet: ember has no "
-                                "autograd. Leave requires_grad=False."));
-  }
+Tensor apply_requires_grad(Tensor t, bool requires_grad) {
+  if (requires_grad) autograd::set_requires_grad(t, true);
+  return t;
 }
 
 }  // namespace ember::bindings

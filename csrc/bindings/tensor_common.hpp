@@ -52,8 +52,9 @@ Scalar scalar_arg(py::handle obj, const char* fn, const char* arg);
 Device device_arg(py::handle obj);
 // The same without resolving the index (no CUDA call).
 Device device_spec(py::handle obj);
-// requires_grad=True is refused until autograd exists.
-void check_requires_grad(bool requires_grad, const char* fn);
+// The requires_grad= keyword of creation functions: marks `t` (a new leaf)
+// as requiring grad; RuntimeError for non-floating dtypes (torch's message).
+Tensor apply_requires_grad(Tensor t, bool requires_grad);
 // The Python type name of obj, for messages.
 std::string type_name(py::handle obj);
 

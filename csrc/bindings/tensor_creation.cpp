@@ -3,6 +3,7 @@
 // Each is one C++ call from Python; keywords are parsed by pybind11.
 #include <cmath>
 
+#include "autograd/functions.hpp"
 #include "bindings/tensor_common.hpp"
 #include "ops/copy.hpp"
 #include "ops/fill.hpp"
@@ -18,19 +19,25 @@ struct Options {
   ScalarType dtype;
   Device device;
   bool pin;
+  bool grad;
 };
 
 Options options(py::handle dtype, py::handle device, bool pin_memory, bool requires_grad,
                 const char* fn, ScalarType fallback) {
-  check_requires_grad(requires_grad, fn);
   const Device d = device_spec(device);
   EMBER_CHECK(!pin_memory || d.is_cpu(), fn, "(): only CPU tensors can be pinned, but "
               "pin_memory=True was given with device='", d.str(), "'");
-  return Options{dtype.is_none() ? fallback : dtype_from_py(dtype), resolve_device(d), pin_memory};
+  const ScalarType dt = dtype.is_none() ? fallback : dtype_from_py(dtype);
+  if (requires_grad && !is_floating(dt)) {
+    throw Error("Only Tensors of floating point and complex dtype can require gradients");
+  }
+  return Options{dt, resolve_device(d), pin_memory, requires_grad};
 }
 
+// A new leaf (requires_grad is set before it is filled: fills here are not
+// recorded).
 Tensor make_empty(const Shape& size, const Options& o) {
-  return Tensor::empty(size, o.dtype, o.device, o.pin);
+  return apply_requires_grad(Tensor::empty(size, o.dtype, o.device, o.pin), o.grad);
 }
 
 Tensor filled(const Shape& size, const Options& o, const Scalar& v) {
@@ -47,11 +54,12 @@ Tensor filled(const Shape& size, const Options& o, const Scalar& v) {
 // *_like: the input's dimension order when it is dense (torch's preserve_format).
 Tensor empty_like(const Tensor& t, py::handle dtype, py::handle device, bool pin,
                   bool requires_grad, const char* fn) {
-  check_requires_grad(requires_grad, fn);
   const ScalarType dt = dtype.is_none() ? t.dtype() : dtype_from_py(dtype);
   const Device dev = device.is_none() ? t.device() : device_arg(device);
-  return Tensor::empty_strided(t.sizes(), dense_strides_like(t.sizes(), t.strides()), dt, dev,
-                               pin && dev.is_cpu());
+  return apply_requires_grad(
+      Tensor::empty_strided(t.sizes(), dense_strides_like(t.sizes(), t.strides()), dt, dev,
+                            pin && dev.is_cpu()),
+      requires_grad);
 }
 
 std::vector<Tensor> tensor_list(py::handle seq, const char* fn) {
@@ -225,10 +233,10 @@ void bind_tensor_creation(py::module_& m) {
   m.def(
       "tensor",
       [](py::handle data, py::handle dtype, py::handle device, bool requires_grad, bool pin) {
-        check_requires_grad(requires_grad, "tensor");
         const Device dev = device_arg(device);
         EMBER_CHECK(!pin || dev.is_cpu(), "tensor(): only CPU tensors can be pinned");
-        return tensor_from_data(data, optional_dtype(dtype), dev, pin);
+        return apply_requires_grad(tensor_from_data(data, optional_dtype(dtype), dev, pin),
+                                   requires_grad);
       },
       py::arg("data"), py::kw_only(), dtype, device, grad, pin,
       "A new tensor holding a copy of `data` (nested lists or tuples of numbers, a scalar, a "
@@ -240,13 +248,14 @@ void bind_tensor_creation(py::module_& m) {
   m.def(
       "asarray",
       [](py::handle obj, py::handle dtype, py::handle device, py::handle copy, bool grad) {
-        check_requires_grad(grad, "asarray");
         if (!copy.is_none() && py::cast<bool>(copy)) {
           Tensor t = as_tensor(obj, dtype, device);
           py::gil_scoped_release nogil;
-          return ops::clone(t);
+          return apply_requires_grad(ops::clone(t), grad);
         }
-        return as_tensor(obj, dtype, device);
+        Tensor t = as_tensor(obj, dtype, device);
+        if (grad) t = t.view_with(t.sizes(), t.strides(), t.storage_offset());
+        return apply_requires_grad(std::move(t), grad);
       },
       py::arg("obj"), py::kw_only(), dtype, device, py::arg("copy") = py::none(), grad);
 
@@ -267,9 +276,11 @@ void bind_tensor_creation(py::module_& m) {
       [](py::handle size, py::handle stride, py::handle dtype, py::handle device, bool pin,
          bool grad, py::handle) {
         const Options o = options(dtype, device, pin, grad, "empty_strided", default_dtype());
-        return Tensor::empty_strided(int_list_arg(size, "empty_strided", "size"),
-                                     int_list_arg(stride, "empty_strided", "stride"), o.dtype,
-                                     o.device, o.pin);
+        return apply_requires_grad(
+            Tensor::empty_strided(int_list_arg(size, "empty_strided", "size"),
+                                  int_list_arg(stride, "empty_strided", "stride"), o.dtype,
+                                  o.device, o.pin),
+            o.grad);
       },
       py::arg("size"), py::arg("stride"), py::kw_only(), dtype, device, pin, grad, layout);
 
@@ -364,7 +375,7 @@ void bind_tensor_creation(py::module_& m) {
   auto cat = [](py::handle tensors, int64_t dim) {
     const std::vector<Tensor> ts = tensor_list(tensors, "cat");
     py::gil_scoped_release nogil;
-    return ops::cat(ts, dim);
+    return autograd::cat(ts, dim);
   };
   m.def("cat", cat, py::arg("tensors"), py::arg("dim") = 0);
   m.def("concat", cat, py::arg("tensors"), py::arg("dim") = 0);
@@ -374,7 +385,7 @@ void bind_tensor_creation(py::module_& m) {
       [](py::handle tensors, int64_t dim) {
         const std::vector<Tensor> ts = tensor_list(tensors, "stack");
         py::gil_scoped_release nogil;
-        return ops::stack(ts, dim);
+        return autograd::stack(ts, dim);
       },
       py::arg("tensors"), py::arg("dim") = 0);
   m.def("numel", [](const Tensor& t) { return t.numel(); }, py::arg("input"));

@@ -3,6 +3,7 @@
 // lists and boolean masks give copies (advanced indexing, ops/index.hpp).
 #include <Python.h>
 
+#include "autograd/functions.hpp"
 #include "bindings/tensor_common.hpp"
 #include "ops/copy.hpp"
 #include "ops/fill.hpp"
@@ -112,7 +113,7 @@ Parsed apply(const Tensor& self, py::handle index) {
           throw IndexError(detail::str("index ", it.i, " is out of bounds for dimension ",
                                        real_dim, " with size ", n));
         }
-        v = select(v, d, it.i);
+        v = autograd::select(v, d, it.i);
         ++real_dim;
         break;
       }
@@ -121,14 +122,14 @@ Parsed apply(const Tensor& self, py::handle index) {
         if (PySlice_Unpack(it.obj.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
         EMBER_CHECK_VALUE(step > 0, "step must be greater than zero");
         PySliceObject* s = reinterpret_cast<PySliceObject*>(it.obj.ptr());
-        v = slice(v, d, s->start == Py_None ? std::nullopt : std::optional<int64_t>(start),
+        v = autograd::slice(v, d, s->start == Py_None ? std::nullopt : std::optional<int64_t>(start),
                   s->stop == Py_None ? std::nullopt : std::optional<int64_t>(stop), step);
         ++d;
         ++real_dim;
         break;
       }
       case Kind::None:
-        v = unsqueeze(v, d);
+        v = autograd::unsqueeze(v, d);
         ++d;
         break;
       case Kind::Ellipsis:
@@ -136,8 +137,8 @@ Parsed apply(const Tensor& self, py::handle index) {
         real_dim += self.dim() - used;
         break;
       case Kind::Bool:
-        v = unsqueeze(v, d);
-        if (!it.i) v = slice(v, d, 0, 0, 1);
+        v = autograd::unsqueeze(v, d);
+        if (!it.i) v = autograd::slice(v, d, 0, 0, 1);
         ++d;
         break;
       case Kind::Tensor:
@@ -168,18 +169,17 @@ py::object tensor_getitem(const Tensor& self, py::handle index) {
   PyObject* p = index.ptr();
   // Fast paths: x[i] and x[a:b].
   if (PyLong_Check(p) && !PyBool_Check(p)) {
-    return py::cast(select(self, 0, int_arg(index, "__getitem__", "index")));
+    return py::cast(autograd::select(self, 0, int_arg(index, "__getitem__", "index")));
   }
   Parsed r = apply(self, index);
   if (!r.advanced) {
-    if (r.view.is_same(self)) return py::cast(self.view_with(self.sizes(), self.strides(),
-                                                             self.storage_offset()));
+    if (r.view.is_same(self)) return py::cast(autograd::view(self, self.sizes()));
     return py::cast(std::move(r.view));
   }
   Tensor out;
   {
     py::gil_scoped_release nogil;
-    out = ops::index(r.view, trim(std::move(r.indices)));
+    out = autograd::index(r.view, trim(std::move(r.indices)));
   }
   return py::cast(std::move(out));
 }
@@ -197,10 +197,10 @@ void tensor_setitem(const Tensor& self, py::handle index, py::handle value) {
     if (scalar) {
       const Scalar s = scalar_arg(value, "__setitem__", "value");
       py::gil_scoped_release nogil;
-      ops::fill_(r.view, s);
+      autograd::fill_(r.view, s);
     } else {
       py::gil_scoped_release nogil;
-      ops::copy_(r.view, v);
+      autograd::copy_(r.view, v);
     }
     return;
   }
@@ -211,7 +211,7 @@ void tensor_setitem(const Tensor& self, py::handle index, py::handle value) {
     check_same_device(self, v);
   }
   py::gil_scoped_release nogil;
-  ops::index_put_(r.view, trim(std::move(r.indices)), v);
+  autograd::index_put_(r.view, trim(std::move(r.indices)), v);
 }
 
 }  // namespace ember::bindings

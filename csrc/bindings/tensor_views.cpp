@@ -1,6 +1,7 @@
 // Tensor's view methods (no copies) and the methods that copy only when they
 // must (reshape, flatten, contiguous), with torch's argument forms:
 // x.view(2, 3) and x.view((2, 3)), x.permute(1, 0) and x.permute([1, 0]).
+#include "autograd/functions.hpp"
 #include "bindings/tensor_common.hpp"
 #include "ops/copy.hpp"
 #include "runtime/errors.hpp"
@@ -31,23 +32,23 @@ Tensor copying(const std::function<Tensor()>& f) {
 
 void bind_tensor_views(py::class_<Tensor>& cls) {
   cls.def("view", [](const Tensor& t, py::args args) {
-    if (args.size() == 1 && is_dtype_like(args[0])) return view_dtype(t, dtype_from_py(args[0]));
-    return view(t, sizes_from_args(args, "view", "size"));
+    if (args.size() == 1 && is_dtype_like(args[0])) return autograd::view_dtype(t, dtype_from_py(args[0]));
+    return autograd::view(t, sizes_from_args(args, "view", "size"));
   });
-  cls.def("view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); },
+  cls.def("view_as", [](const Tensor& t, const Tensor& o) { return autograd::view(t, o.sizes()); },
           py::arg("other"));
   cls.def("reshape", [](const Tensor& t, py::args args) {
     const Shape s = sizes_from_args(args, "reshape", "shape");
-    return copying([&] { return ops::reshape(t, s); });
+    return copying([&] { return autograd::reshape(t, s); });
   });
   cls.def(
       "reshape_as",
-      [](const Tensor& t, const Tensor& o) { return copying([&] { return ops::reshape(t, o.sizes()); }); },
+      [](const Tensor& t, const Tensor& o) { return copying([&] { return autograd::reshape(t, o.sizes()); }); },
       py::arg("other"));
   cls.def(
       "flatten",
       [](const Tensor& t, int64_t start, int64_t end) {
-        return copying([&] { return ops::flatten(t, start, end); });
+        return copying([&] { return autograd::flatten(t, start, end); });
       },
       py::arg("start_dim") = 0, py::arg("end_dim") = -1);
   cls.def(
@@ -55,109 +56,109 @@ void bind_tensor_views(py::class_<Tensor>& cls) {
       [](py::object self, py::handle) -> py::object {
         const Tensor& t = tensor_arg(self);
         if (t.is_contiguous()) return self;
-        return py::cast(copying([&] { return ops::contiguous(t); }));
+        return py::cast(copying([&] { return autograd::contiguous(t); }));
       },
       py::arg("memory_format") = py::none());
   cls.def(
-      "clone", [](const Tensor& t, py::handle) { return copying([&] { return ops::clone(t); }); },
+      "clone", [](const Tensor& t, py::handle) { return copying([&] { return autograd::clone(t); }); },
       py::kw_only(), py::arg("memory_format") = py::none());
   cls.def(
       "squeeze",
       [](const Tensor& t, py::handle dim) {
-        if (dim.is_none()) return squeeze(t);
-        return squeeze(t, dims_arg(dim, "squeeze", "dim"));
+        if (dim.is_none()) return autograd::squeeze(t);
+        return autograd::squeeze(t, dims_arg(dim, "squeeze", "dim"));
       },
       py::arg("dim") = py::none());
   cls.def(
       "squeeze_",
       [](py::object self, py::handle dim) {
         Tensor& t = tensor_arg(self);
-        const Tensor v = dim.is_none() ? squeeze(t) : squeeze(t, dims_arg(dim, "squeeze_", "dim"));
-        t.set_metadata(v.sizes(), v.strides(), v.storage_offset());
+        const Tensor v = dim.is_none() ? autograd::squeeze(t) : autograd::squeeze(t, dims_arg(dim, "squeeze_", "dim"));
+        autograd::set_metadata_inplace(t, v);
         return self;
       },
       py::arg("dim") = py::none());
-  cls.def("unsqueeze", &unsqueeze, py::arg("dim"));
+  cls.def("unsqueeze", &autograd::unsqueeze, py::arg("dim"));
   cls.def(
       "unsqueeze_",
       [](py::object self, int64_t dim) {
         Tensor& t = tensor_arg(self);
-        const Tensor v = unsqueeze(t, dim);
-        t.set_metadata(v.sizes(), v.strides(), v.storage_offset());
+        const Tensor v = autograd::unsqueeze(t, dim);
+        autograd::set_metadata_inplace(t, v);
         return self;
       },
       py::arg("dim"));
   cls.def("permute", [](const Tensor& t, py::args args) {
-    return permute(t, sizes_from_args(args, "permute", "dims"));
+    return autograd::permute(t, sizes_from_args(args, "permute", "dims"));
   });
-  cls.def("transpose", &transpose, py::arg("dim0"), py::arg("dim1"));
-  cls.def("swapaxes", &transpose, py::arg("axis0"), py::arg("axis1"));
-  cls.def("swapdims", &transpose, py::arg("dim0"), py::arg("dim1"));
+  cls.def("transpose", &autograd::transpose, py::arg("dim0"), py::arg("dim1"));
+  cls.def("swapaxes", &autograd::transpose, py::arg("axis0"), py::arg("axis1"));
+  cls.def("swapdims", &autograd::transpose, py::arg("dim0"), py::arg("dim1"));
   cls.def(
       "transpose_",
       [](py::object self, int64_t d0, int64_t d1) {
         Tensor& t = tensor_arg(self);
-        const Tensor v = transpose(t, d0, d1);
-        t.set_metadata(v.sizes(), v.strides(), v.storage_offset());
+        const Tensor v = autograd::transpose(t, d0, d1);
+        autograd::set_metadata_inplace(t, v);
         return self;
       },
       py::arg("dim0"), py::arg("dim1"));
-  cls.def("t", &t_2d);
+  cls.def("t", &autograd::t_2d);
   cls.def("t_", [](py::object self) {
     Tensor& t = tensor_arg(self);
-    const Tensor v = t_2d(t);
-    t.set_metadata(v.sizes(), v.strides(), v.storage_offset());
+    const Tensor v = autograd::t_2d(t);
+    autograd::set_metadata_inplace(t, v);
     return self;
   });
-  cls.def_property_readonly("T", &reverse_dims);
-  cls.def_property_readonly("mT", &matrix_transpose);
-  cls.def_property_readonly("H", &reverse_dims);   // real dtypes: the conjugate is a no-op
-  cls.def_property_readonly("mH", &matrix_transpose);
+  cls.def_property_readonly("T", &autograd::reverse_dims);
+  cls.def_property_readonly("mT", &autograd::matrix_transpose);
+  cls.def_property_readonly("H", &autograd::reverse_dims);   // real dtypes: the conjugate is a no-op
+  cls.def_property_readonly("mH", &autograd::matrix_transpose);
   cls.def(
       "movedim",
       [](const Tensor& t, py::handle src, py::handle dst) {
-        return movedim(t, dims_arg(src, "movedim", "source"), dims_arg(dst, "movedim", "destination"));
+        return autograd::movedim(t, dims_arg(src, "movedim", "source"), dims_arg(dst, "movedim", "destination"));
       },
       py::arg("source"), py::arg("destination"));
   cls.def("expand", [](const Tensor& t, py::args args) {
-    return expand(t, sizes_from_args(args, "expand", "size"));
+    return autograd::expand(t, sizes_from_args(args, "expand", "size"));
   });
-  cls.def("expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); },
+  cls.def("expand_as", [](const Tensor& t, const Tensor& o) { return autograd::expand(t, o.sizes()); },
           py::arg("other"));
   cls.def(
       "narrow",
       [](const Tensor& t, int64_t dim, py::handle start, int64_t length) {
-        return narrow(t, dim, int_arg(start, "narrow", "start"), length);
+        return autograd::narrow(t, dim, int_arg(start, "narrow", "start"), length);
       },
       py::arg("dim"), py::arg("start"), py::arg("length"));
   cls.def(
       "split",
       [](const Tensor& t, py::handle size, int64_t dim) {
         if (PyList_Check(size.ptr()) || PyTuple_Check(size.ptr())) {
-          return to_tuple(split_with_sizes(t, int_list_arg(size, "split", "split_size"), dim));
+          return to_tuple(autograd::split_with_sizes(t, int_list_arg(size, "split", "split_size"), dim));
         }
-        return to_tuple(split(t, int_arg(size, "split", "split_size"), dim));
+        return to_tuple(autograd::split(t, int_arg(size, "split", "split_size"), dim));
       },
       py::arg("split_size"), py::arg("dim") = 0);
   cls.def(
-      "chunk", [](const Tensor& t, int64_t chunks, int64_t dim) { return to_tuple(chunk(t, chunks, dim)); },
+      "chunk", [](const Tensor& t, int64_t chunks, int64_t dim) { return to_tuple(autograd::chunk(t, chunks, dim)); },
       py::arg("chunks"), py::arg("dim") = 0);
   cls.def(
-      "unbind", [](const Tensor& t, int64_t dim) { return to_tuple(unbind(t, dim)); },
+      "unbind", [](const Tensor& t, int64_t dim) { return to_tuple(autograd::unbind(t, dim)); },
       py::arg("dim") = 0);
   cls.def(
       "select",
       [](const Tensor& t, int64_t dim, py::handle index) {
-        return select(t, dim, int_arg(index, "select", "index"));
+        return autograd::select(t, dim, int_arg(index, "select", "index"));
       },
       py::arg("dim"), py::arg("index"));
-  cls.def("diagonal", &diagonal, py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1);
+  cls.def("diagonal", &autograd::diagonal, py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1);
   cls.def(
       "as_strided",
       [](const Tensor& t, py::handle size, py::handle stride, py::handle offset) {
         std::optional<int64_t> off;
         if (!offset.is_none()) off = int_arg(offset, "as_strided", "storage_offset");
-        return as_strided(t, int_list_arg(size, "as_strided", "size"),
+        return autograd::as_strided(t, int_list_arg(size, "as_strided", "size"),
                           int_list_arg(stride, "as_strided", "stride"), off);
       },
       py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());

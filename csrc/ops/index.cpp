@@ -1,9 +1,11 @@
 #include "ops/index.hpp"
 
 #include <cstring>
+#include <type_traits>
 
 #include "ops/copy.hpp"
 #include "runtime/errors.hpp"
+#include "tensor/convert.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/iter.hpp"
 #include "tensor/views.hpp"
@@ -145,6 +147,23 @@ void scatter_row(char* const* p, const int64_t* s, int64_t n) {
   }
 }
 
+// dst[off] += src in dst's type (bool: or), for index_put_(accumulate=True).
+template <typename T>
+void scatter_add_row(char* const* p, const int64_t* s, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t off = *reinterpret_cast<const int64_t*>(p[2] + i * s[2]);
+    T* d = reinterpret_cast<T*>(p[0] + i * s[0] + off * int64_t(sizeof(T)));
+    const T v = *reinterpret_cast<const T*>(p[1] + i * s[1]);
+    if constexpr (std::is_same<T, bool>::value) {
+      *d = *d || v;
+    } else if constexpr (is_reduced_float<T>::value) {
+      *d = T(static_cast<float>(*d) + static_cast<float>(v));
+    } else {
+      *d = static_cast<T>(*d + v);
+    }
+  }
+}
+
 }  // namespace
 
 namespace internal {
@@ -220,7 +239,8 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
   return out;
 }
 
-void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values) {
+void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                bool accumulate) {
   const Plan p = make_plan(self, indices);
   // Values in self's dtype on self's device, broadcast to the indexed shape.
   Tensor v = to(values, self.device(), self.dtype());
@@ -241,11 +261,22 @@ void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Te
   if (numel_of(p.out_shape) == 0) return;
 #if EMBER_WITH_CUDA
   if (self.is_cuda()) {
-    internal::scatter_cuda(p.base, v, p.offsets);
+    if (accumulate) {
+      internal::scatter_add_cuda(p.base, v, p.offsets);
+    } else {
+      internal::scatter_cuda(p.base, v, p.offsets);
+    }
     return;
   }
 #endif
   const IterLayout<3> it = make_iter<3>(p.out_shape, {&p.base, &v, &p.offsets});
+  if (accumulate) {
+    dispatch(self.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      for_each_cpu(it, scatter_add_row<T>);
+    });
+    return;
+  }
   dispatch_bits(self.itemsize(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     for_each_cpu(it, scatter_row<T>);

@@ -1,5 +1,8 @@
 // GPU advanced indexing: the offsets of the index tensors (with a bounds
 // check the host reads back), then a gather or scatter by element size.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include "ops/cuda_loops.cuh"
 #include "ops/index.hpp"
 #include "runtime/cuda_device.hpp"
@@ -64,6 +67,31 @@ __global__ void scatter_kernel(IterLayout<3> it) {
     const int64_t k = *reinterpret_cast<const int64_t*>(it.data[2] + o[2]);
     *reinterpret_cast<T*>(it.data[0] + o[0] + k * int64_t(sizeof(T))) =
         *reinterpret_cast<const T*>(it.data[1] + o[1]);
+  }
+}
+
+// Atomic dst += v for the dtypes that have a hardware atomic add.
+__device__ inline void atomic_add(float* d, float v) { atomicAdd(d, v); }
+__device__ inline void atomic_add(double* d, double v) { atomicAdd(d, v); }
+__device__ inline void atomic_add(int32_t* d, int32_t v) { atomicAdd(reinterpret_cast<int*>(d), v); }
+__device__ inline void atomic_add(int64_t* d, int64_t v) {
+  atomicAdd(reinterpret_cast<unsigned long long*>(d), static_cast<unsigned long long>(v));
+}
+__device__ inline void atomic_add(Half* d, Half v) {
+  atomicAdd(reinterpret_cast<__half*>(d), __ushort_as_half(v.x));
+}
+__device__ inline void atomic_add(BFloat16* d, BFloat16 v) {
+  atomicAdd(reinterpret_cast<__nv_bfloat16*>(d), __ushort_as_bfloat16(v.x));
+}
+
+template <typename T>
+__global__ void scatter_add_kernel(IterLayout<3> it) {
+  for (int64_t i = global_id(); i < it.numel; i += grid_size()) {
+    int64_t o[3];
+    offsets<3>(it, i, o);
+    const int64_t k = *reinterpret_cast<const int64_t*>(it.data[2] + o[2]);
+    atomic_add(reinterpret_cast<T*>(it.data[0] + o[0] + k * int64_t(sizeof(T))),
+               *reinterpret_cast<const T*>(it.data[1] + o[1]));
   }
 }
 
@@ -139,6 +167,29 @@ void gather_cuda(const Tensor& out, const Tensor& src, const Tensor& off) {
 
 void scatter_cuda(const Tensor& dst, const Tensor& src, const Tensor& off) {
   launch3<Scatter>(dst, src, off, src.itemsize());
+}
+
+void scatter_add_cuda(const Tensor& dst, const Tensor& src, const Tensor& off) {
+  const int dev = dst.device().index;
+  cuda::DeviceGuard guard(dev);
+  cudaStream_t stream = cuda::current_stream(dev).handle();
+  const IterLayout<3> it = make_iter<3>(dst.sizes(), {&dst, &src, &off});
+  auto run = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    scatter_add_kernel<T><<<blocks_for(it.numel, 4), kThreads, 0, stream>>>(it);
+    EMBER_KERNEL_LAUNCH_CHECK();
+  };
+  switch (dst.dtype()) {
+    case ScalarType::Float32: return run(TypeTag<float>{});
+    case ScalarType::Float64: return run(TypeTag<double>{});
+    case ScalarType::Float16: return run(TypeTag<Half>{});
+    case ScalarType::BFloat16: return run(TypeTag<BFloat16>{});
+    case ScalarType::Int32: return run(TypeTag<int32_t>{});
+    case ScalarType::Int64: return run(TypeTag<int64_t>{});
+    default:
+      throw Error(detail::str("index_put_(accumulate=True) on CUDA supports floating dtypes, "
+                              "int32 and int64, not ", dtype_name(dst.dtype())));
+  }
 }
 
 }  // namespace internal

@@ -22,8 +22,12 @@ namespace ember::ops {
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
 // self[indices] = values (broadcast to the indexed shape, converted to
-// self's dtype). With duplicate indices one of the values wins.
-void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values);
+// self's dtype). With duplicate indices one of the values wins; with
+// `accumulate` the values are added instead, duplicates included (the
+// backward of indexing; on the GPU with atomics, for floating dtypes, int32
+// and int64).
+void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                bool accumulate = false);
 
 // The coordinates of the nonzero elements of `t`, one int64 vector per dim.
 std::vector<Tensor> nonzero_columns(const Tensor& t);
@@ -41,6 +45,8 @@ void index_offsets_cuda(const std::vector<Tensor>& idx, const Shape& dims, const
 // byte-wise by element size, over three operands of one shape.
 void gather_cuda(const Tensor& out, const Tensor& src, const Tensor& off);
 void scatter_cuda(const Tensor& dst, const Tensor& src, const Tensor& off);
+// dst[i + off[i]] += src[i] with atomics, in dst's dtype.
+void scatter_add_cuda(const Tensor& dst, const Tensor& src, const Tensor& off);
 #endif
 }  // namespace internal
 

@@ -10,6 +10,7 @@
 // StorageImpl::record_stream calls the allocator's record_stream.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -56,7 +57,14 @@ class StorageImpl {
   // memory (cudaFree and cudaFreeHost wait for the device anyway).
   void record_stream(cuda::StreamView stream);
 
+  // Autograd's version counter, shared by every view of the storage: bumped by
+  // each in-place write from Python (in-place ops, copy_, fill_, __setitem__,
+  // optimiser steps), checked when a tensor saved for backward is used.
+  uint32_t version() const noexcept { return version_.load(std::memory_order_relaxed); }
+  void bump_version() noexcept { version_.fetch_add(1, std::memory_order_relaxed); }
+
  private:
+  std::atomic<uint32_t> version_{0};
   DataPtr data_;
   size_t nbytes_;
   Device device_;

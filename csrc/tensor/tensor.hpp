@@ -22,6 +22,13 @@ namespace ember {
 // Most dimensions a tensor may have (NumPy's limit too).
 constexpr int64_t kMaxDims = 64;
 
+// What autograd (csrc/autograd/) attaches to a TensorImpl: requires_grad, .grad,
+// grad_fn. Declared here as an interface so that this layer does not depend on
+// autograd; null for tensors that require no grad and have no history.
+struct AutogradMetaInterface {
+  virtual ~AutogradMetaInterface() = default;
+};
+
 struct TensorImpl {
   Storage storage;
   Shape sizes;
@@ -30,6 +37,7 @@ struct TensorImpl {
   int64_t numel = 0;
   ScalarType dtype = ScalarType::Float32;
   bool contiguous = true;
+  std::unique_ptr<AutogradMetaInterface> autograd;
 
   // Recomputes numel and contiguity. Throws RuntimeError when the element
   // count overflows int64 (an expand to 2**80 elements) or there are more
@@ -40,6 +48,7 @@ struct TensorImpl {
 class Tensor {
  public:
   Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) noexcept : impl_(std::move(impl)) {}
   Tensor(Storage storage, ScalarType dtype, Shape sizes, Shape strides, int64_t offset);
 
   // Uninitialised memory. `device` must carry an index for CUDA (see
@@ -52,6 +61,7 @@ class Tensor {
 
   bool defined() const noexcept { return impl_ != nullptr; }
   TensorImpl* impl() const noexcept { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const noexcept { return impl_; }
 
   const Shape& sizes() const noexcept { return impl_->sizes; }
   const Shape& strides() const noexcept { return impl_->strides; }

@@ -20,6 +20,9 @@ from ember._C import (  # noqa: E402
 
 
 def __getattr__(name):
+    if name == "optim":  # imported on first use (import ember stays cheap)
+        import importlib
+        return importlib.import_module("ember.optim")
     # The print options live in ember._tensor_str, imported on first use (repr
     # imports it too) so that `import ember` stays cheap.
     if name in ("set_printoptions", "get_printoptions", "printoptions"):
@@ -35,7 +38,20 @@ from ember._C import (  # noqa: E402
     matmul, mm, bmm, mv, dot, vdot, outer, ger, addmm, addmv, baddbmm, einsum,
     set_float32_matmul_precision, get_float32_matmul_precision,
 )
-from ember import backends, nn  # noqa: E402
+from ember import backends  # noqa: E402
+
+# Autograd (csrc/autograd/): grad mode is a C++ thread-local flag; the engine is C++.
+from ember import autograd  # noqa: E402
+from ember.autograd.grad_mode import (  # noqa: E402
+    no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+    is_inference_mode_enabled,
+)
+from ember import nn  # noqa: E402
+
+from ember.serialization import save, load  # noqa: E402
+
+_AUTOGRAD = ("autograd", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+             "is_grad_enabled", "is_inference_mode_enabled", "nn", "optim", "save", "load")
 
 # Random numbers (csrc/ops/random.hpp, csrc/tensor/generator.hpp): bound C++.
 from ember._C import (  # noqa: E402
@@ -78,7 +94,7 @@ __all__ = ["cuda", "utils", "device", "version", "__version__", "Tensor", "Size"
            "empty_like", "zeros_like", "ones_like", "full_like", "empty_strided", "arange",
            "linspace", "eye", "cat", "concat", "concatenate", "stack", "is_tensor", "numel",
            "set_printoptions", "get_printoptions", "printoptions", *_FUNCTIONAL, *_LINALG, *_RANDOM,
-           *_DTYPE_NAMES]
+           *_AUTOGRAD, *_DTYPE_NAMES]
 
 globals().update({_n: getattr(_C, _n) for _n in _DTYPE_NAMES})
 

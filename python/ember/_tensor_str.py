@@ -206,6 +206,9 @@ def _str(t):
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []
+    grad_fn = t.grad_fn
+    requires_grad = t.requires_grad
+    t = t.detach()  # printing records nothing
     if t.device.type != "cpu":
         suffixes.append(f"device='{t.device}'")
     default = ember.get_default_dtype()
@@ -219,4 +222,8 @@ def _str(t):
         if t.dtype not in (default, ember.int64, ember.bool):
             suffixes.append("dtype=" + repr(t.dtype))
         text = _tensor_str(t, indent)
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn.name()}>")
+    elif requires_grad:
+        suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + text, suffixes, indent)

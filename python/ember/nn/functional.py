@@ -1,8 +1,293 @@
-"""ember.nn.functional: torch.nn.functional's names, bound straight to C++."""
+"""ember.nn.functional: torch.nn.functional's names. Layers are the C++ ops
+(linear is one cuBLAS call, the activations one kernel each); losses are
+compositions of them, so their gradients come from the ops' formulas."""
+import math
+import warnings
+
+import ember
 from ember._C import _nn
+
+__all__ = ["linear", "relu", "relu_", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax",
+           "dropout", "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
+           "binary_cross_entropy_with_logits", "binary_cross_entropy", "leaky_relu", "elu",
+           "softplus", "one_hot", "normalize"]
 
 #: linear(input, weight, bias=None) -> input @ weight.T + bias. On the GPU the
 #: bias is added in cuBLASLt's epilogue (one pass over the output).
 linear = _nn.linear
 
-__all__ = ["linear"]
+_relu = ember._C.relu
+_gelu = ember._C.gelu
+_silu = ember._C.silu
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def gelu(input, approximate="none"):
+    return _gelu(input, approximate=approximate)
+
+
+def silu(input, inplace=False):
+    return input.silu_() if inplace else _silu(input)
+
+
+sigmoid = ember._C.sigmoid
+tanh = ember._C.tanh
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    out = ember.where(input > 0, input, input * negative_slope)
+    if inplace:
+        with ember.no_grad():
+            input.copy_(out)
+        return input
+    return out
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return ember.where(input > 0, input, (ember.exp(input) - 1) * alpha)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    scaled = input * beta
+    return ember.where(scaled > threshold, input, ember.log1p(ember.exp(scaled)) / beta)
+
+
+def _softmax_dim(ndim):
+    # torch's legacy implicit choice
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return ember._C.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return ember._C.log_softmax(input, dim, dtype=dtype)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes elements with probability p and scales the rest by 1/(1-p) (training only).
+    The mask comes from the generator of input's device (ember.manual_seed)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input.mul_(0.0) if inplace else input * 0.0
+    mask = ember.empty_like(input).bernoulli_(1.0 - p).div_(1.0 - p)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _check_target_size(input, target, name):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            f"Please ensure they have the same size.", stacklevel=3)
+
+
+_mse_loss = _nn.mse_loss
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """mean((input - target) ** 2) (or sum/none): one C++ call and one autograd node."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input.shape != target.shape:
+        _check_target_size(input, target, "mse_loss")
+    if weight is not None:
+        diff = input - target
+        return _reduce(diff * diff * weight, reduction)
+    return _mse_loss(input, target, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_target_size(input, target, "l1_loss")
+    loss = ember.abs(input - target)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _class_last(input):
+    """[N, C, d1, ...] -> [N*d1*..., C]; [C] -> [1, C]."""
+    if input.dim() == 1:
+        return input.unsqueeze(0)
+    if input.dim() == 2:
+        return input
+    c = input.shape[1]
+    return input.movedim(1, -1).reshape(-1, c)
+
+
+def _check_nll_shapes(input, target):
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() == 1:
+        if target.dim() != 0:
+            raise RuntimeError(f"Expected target to be 0-dimensional for a 1-D input, got "
+                               f"{target.dim()}-D")
+        return
+    if input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {tuple([input.shape[0]] + list(input.shape[2:]))}, "
+                           f"got {tuple(target.shape)}")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """-input[n, target[n]] * weight[target[n]], averaged over the weights of the
+    targets that are not ignore_index (or sum/none)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.dtype.is_floating_point:
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+    _check_nll_shapes(input, target)
+    x = _class_last(input)
+    t = target.reshape(-1).long()
+    c = x.shape[1]
+    valid = t != ignore_index
+    safe = ember.where(valid, t, 0)
+    if not x.is_cuda and safe.numel():
+        bad = (safe < 0) | (safe >= c)
+        if bool(bad.any()):
+            raise IndexError(f"Target {int(safe[bad][0])} is out of bounds.")
+    picked = x[ember.arange(x.shape[0], device=x.device), safe]
+    w = valid.to(x.dtype)
+    if weight is not None:
+        w = w * weight.to(x.dtype)[safe]
+    loss = -picked * w
+    if reduction == "none":
+        return loss.reshape(target.shape)
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """log_softmax over dim 1 (dim 0 for a 1-D input) then nll_loss; ``target`` holds
+    class indices, or class probabilities (same shape as input)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input.dim() == 1 else 1
+    logp = log_softmax(input, class_dim)
+    c = input.shape[class_dim]
+    if target.dtype.is_floating_point:  # probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f"Expected floating point target to have the same shape as the "
+                               f"input, got {tuple(target.shape)} and {tuple(input.shape)}")
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / c
+        prod = logp * target
+        if weight is not None:
+            shape = [1] * input.dim()
+            shape[class_dim] = c
+            prod = prod * weight.view(shape)
+        loss = -prod.sum(class_dim)
+        if reduction == "mean":
+            n = input.numel() // c if input.dim() > 1 else 1
+            return loss.sum() / n
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0.0:
+        return nll
+    x = _class_last(logp)
+    t = target.reshape(-1)
+    valid = (t != ignore_index).to(x.dtype)
+    per_class = x if weight is None else x * weight.to(x.dtype)
+    smooth = -per_class.sum(1) * valid
+    if reduction == "none":
+        smooth = smooth.reshape(target.shape)
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    else:
+        if weight is None:
+            smooth = smooth.sum() / valid.sum()
+        else:
+            safe = ember.where(t != ignore_index, t, 0)
+            smooth = smooth.sum() / (weight.to(x.dtype)[safe] * valid).sum()
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """Sigmoid + binary cross-entropy in the stable form
+    (1 - t) x + w_p (log(1 + exp(-|x|)) + max(-x, 0)), w_p = 1 + (pos_weight - 1) t."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    softplus_neg = ember.log1p(ember.exp(-ember.abs(input))) + ember.relu(-input)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input + log_weight * softplus_neg
+    else:
+        loss = (1 - target) * input + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
+                         f"size.")
+    log_p = ember.clamp_min(ember.log(input), -100)
+    log_q = ember.clamp_min(ember.log(1 - input), -100)
+    loss = -(target * log_p + (1 - target) * log_q)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def one_hot(tensor, num_classes=-1):
+    if tensor.dtype != ember.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes < 0:
+        num_classes = int(tensor.max()) + 1 if tensor.numel() else 0
+    ar = ember.arange(num_classes, device=tensor.device)
+    return (tensor.unsqueeze(-1) == ar).long()
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    denom = ember.clamp_min(ember.norm(input, p=p, dim=dim, keepdim=True), eps)
+    return input / denom

@@ -1,0 +1,284 @@
+// Arithmetic (ops/binary.hpp) and comparisons (ops/compare.hpp) with autograd:
+// the functions the math bindings call. Gradients are computed in the
+// result's shape and dtype; the engine sums them to each input's shape and
+// converts them to its dtype (engine.cpp's validate), which is the
+// broadcasting rule of every binary op in one place.
+//
+// Python numbers are Operands without a tensor: they get no gradient and
+// enter formulas by value.
+#include <cmath>
+
+#include "autograd/dispatch.hpp"
+#include "autograd/functions.hpp"
+#include "ops/binary.hpp"
+#include "ops/compare.hpp"
+#include "ops/copy.hpp"
+#include "runtime/errors.hpp"
+
+namespace ember::autograd {
+
+namespace {
+
+using ops::BinaryOp;
+using ops::Operand;
+
+const char* backward_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return "AddBackward0";
+    case BinaryOp::Sub: return "SubBackward0";
+    case BinaryOp::Mul: return "MulBackward0";
+    case BinaryOp::Div: return "DivBackward0";
+    case BinaryOp::DivTrunc: return "DivBackward3";
+    case BinaryOp::DivFloor: return "FloorDivideBackward0";
+    case BinaryOp::Remainder: return "RemainderBackward0";
+    case BinaryOp::Fmod: return "FmodBackward0";
+    case BinaryOp::Pow: return "PowBackward1";
+    case BinaryOp::Atan2: return "Atan2Backward0";
+    case BinaryOp::Hypot: return "HypotBackward0";
+    case BinaryOp::Maximum: return "MaximumBackward0";
+    case BinaryOp::Minimum: return "MinimumBackward0";
+    case BinaryOp::Fmax: return "FmaxBackward0";
+    case BinaryOp::Fmin: return "FminBackward0";
+  }
+  return "BinaryBackward0";
+}
+
+bool differentiable(const Operand& o) {
+  return !o.is_scalar() && o.tensor.defined() && requires_grad(o.tensor);
+}
+
+// A 0/1 (or 0/0.5/1) weight in g's dtype from a bool mask.
+Tensor as_weight(const Tensor& mask, const Tensor& like) {
+  return ops::to(mask, like.device(), like.dtype());
+}
+
+// The gradients of a binary op: a, b are the operands' values (tensors or
+// numbers), out the result. need_a/need_b say which to compute.
+TensorList binary_grads(BinaryOp op, const Tensor& g, const Operand& a, const Operand& b,
+                        const Tensor& out, const Scalar& alpha, bool need_a, bool need_b) {
+  Tensor ga, gb;
+  switch (op) {
+    case BinaryOp::Add:
+      if (need_a) ga = g;
+      if (need_b) gb = scaled(g, alpha);
+      break;
+    case BinaryOp::Sub:
+      if (need_a) ga = g;
+      if (need_b) gb = scaled(g, Scalar::from_double(-alpha.to_double()));
+      break;
+    case BinaryOp::Mul:
+      if (need_a) ga = autograd::mul(g, b);
+      if (need_b) gb = autograd::mul(g, a);
+      break;
+    case BinaryOp::Div:
+      if (need_a) ga = autograd::div(g, b);
+      if (need_b) gb = autograd::neg(autograd::div(autograd::mul(g, a), autograd::mul(b, b)));
+      break;
+    case BinaryOp::DivTrunc:
+    case BinaryOp::DivFloor:
+      if (need_a) ga = zeros_like(g);
+      if (need_b) gb = zeros_like(g);
+      break;
+    case BinaryOp::Remainder:
+    case BinaryOp::Fmod:
+      if (need_a) ga = g;
+      if (need_b) {
+        const BinaryOp q = op == BinaryOp::Remainder ? BinaryOp::DivFloor : BinaryOp::DivTrunc;
+        gb = autograd::neg(autograd::mul(g, ops::binary(q, a, b)));
+      }
+      break;
+    case BinaryOp::Pow: {
+      if (need_a) {
+        // exponent * a^(exponent - 1), 0 where the exponent is 0 (torch's masking)
+        Tensor d = autograd::mul(b, autograd::pow(a, autograd::sub(b, Operand(1.0))));
+        if (!b.is_scalar()) {
+          d = autograd::mul(d, as_weight(ops::ne(b, Operand(0.0)), d));
+        } else if (b.scalar.to_double() == 0.0) {
+          d = zeros_like(g);
+        }
+        ga = autograd::mul(g, d);
+      }
+      if (need_b) {
+        // out * log(a), 0 where a == 0 and exponent >= 0
+        Tensor d;
+        if (a.is_scalar()) {
+          d = autograd::mul(out, Operand(std::log(a.scalar.to_double())));
+        } else {
+          d = autograd::mul(out, autograd::log(a.tensor));
+        }
+        if (!a.is_scalar()) {  // torch: masked_fill_((a == 0) & (b >= 0), 0)
+          const Tensor zero_base = ops::compare(ops::CompareOp::LogicalAnd,
+                                                ops::eq(a, Operand(0.0)), ops::ge(b, Operand(0.0)));
+          autograd::index_put_(d, {zero_base}, zeros({}, d.dtype(), d.device()));
+        }
+        gb = autograd::mul(g, d);
+      }
+      break;
+    }
+    case BinaryOp::Atan2: {
+      const Tensor denom = autograd::add(autograd::mul(a, a), autograd::mul(b, b));
+      if (need_a) ga = autograd::div(autograd::mul(g, b), denom);
+      if (need_b) gb = autograd::div(autograd::neg(autograd::mul(g, a)), denom);
+      break;
+    }
+    case BinaryOp::Hypot:
+      if (need_a) ga = autograd::div(autograd::mul(g, a), out);
+      if (need_b) gb = autograd::div(autograd::mul(g, b), out);
+      break;
+    case BinaryOp::Maximum:
+    case BinaryOp::Minimum: {
+      // The larger (smaller) operand gets the gradient; ties split it.
+      const bool mx = op == BinaryOp::Maximum;
+      const Tensor tie = as_weight(ops::eq(a, b), g);
+      const Tensor half = autograd::mul(tie, Operand(0.5));
+      if (need_a) {
+        const Tensor win = as_weight(mx ? ops::gt(a, b) : ops::lt(a, b), g);
+        ga = autograd::mul(g, ops::add(win, half));
+      }
+      if (need_b) {
+        const Tensor win = as_weight(mx ? ops::gt(b, a) : ops::lt(b, a), g);
+        gb = autograd::mul(g, ops::add(win, half));
+      }
+      break;
+    }
+    case BinaryOp::Fmax:
+    case BinaryOp::Fmin: {
+      // torch: a gets the gradient where a wins or b is NaN; b where b wins
+      // strictly or a is NaN.
+      const bool mx = op == BinaryOp::Fmax;
+      const Tensor a_nan = ops::ne(a, a), b_nan = ops::ne(b, b);
+      if (need_a) {
+        const Tensor win = ops::compare(ops::CompareOp::LogicalOr, mx ? ops::ge(a, b) : ops::le(a, b),
+                                        b_nan);
+        ga = autograd::mul(g, as_weight(win, g));
+      }
+      if (need_b) {
+        Tensor win = ops::compare(ops::CompareOp::LogicalOr, mx ? ops::gt(b, a) : ops::lt(b, a),
+                                  a_nan);
+        gb = autograd::mul(g, as_weight(win, g));
+      }
+      break;
+    }
+  }
+  return {ga, gb};
+}
+
+bool needs_out(BinaryOp op) { return op == BinaryOp::Pow || op == BinaryOp::Hypot; }
+
+// What a node keeps of an operand: the tensor (saved) or the number.
+struct OperandSlot {
+  bool is_scalar = true;
+  Scalar scalar;
+  size_t index = 0;  // into the node's saved tensors
+};
+
+OperandSlot keep(FormulaNode& n, const Operand& o, const Tensor& value) {
+  OperandSlot s;
+  s.is_scalar = o.is_scalar();
+  s.scalar = o.scalar;
+  if (!s.is_scalar) s.index = n.save(value);
+  return s;
+}
+
+Operand restore(FormulaNode& n, const OperandSlot& s) {
+  if (s.is_scalar) return Operand(s.scalar);
+  return Operand(n.saved(s.index));
+}
+
+struct Slots {
+  OperandSlot a, b;
+  size_t out = 0;  // the saved result (pow, hypot)
+};
+
+TensorList apply_binary(FormulaNode& n, TensorList& g, BinaryOp op, const Scalar& alpha,
+                        const Slots& s) {
+  const Operand av = restore(n, s.a), bv = restore(n, s.b);
+  const Tensor o = needs_out(op) ? n.saved(s.out) : Tensor();
+  return binary_grads(op, g[0], av, bv, o, alpha, n.needs(0), n.needs(1));
+}
+
+}  // namespace
+
+Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const ops::BinaryArgs& args,
+              const Tensor& out, bool inplace) {
+  const bool grad = GradMode::is_enabled() && (differentiable(a) || differentiable(b));
+  if (inplace) {
+    const Tensor& self = a.tensor;
+    check_inplace(self);
+    // The formula may need self's value from before the write.
+    const bool keep_self = grad && op != BinaryOp::Add && op != BinaryOp::Sub;
+    const Tensor before = keep_self ? ops::clone(self) : Tensor();
+    ops::binary(op, a, b, args, out, true);
+    mark_dirty(self);
+    if (!grad) return self;
+    if (!is_floating(self.dtype())) return self;
+    const Scalar alpha = args.alpha;
+    auto slots = std::make_shared<Slots>();
+    auto node = record_inplace(backward_name(op), self, {&b.tensor},
+                               [op, alpha, slots](FormulaNode& n, TensorList& g) -> TensorList {
+                                 return apply_binary(n, g, op, alpha, *slots);
+                               });
+    slots->a = keep(*node, Operand(before), before);
+    slots->b = keep(*node, b, b.tensor);
+    if (needs_out(op)) slots->out = node->save(self, /*is_output=*/true);
+    return self;
+  }
+  if (out.defined()) {
+    check_out_no_grad(ops::binary_name(op), {&a.tensor, &b.tensor});
+    Tensor r = ops::binary(op, a, b, args, out, false);
+    mark_dirty(out);
+    return r;
+  }
+  Tensor r = ops::binary(op, a, b, args);
+  if (!grad || !is_floating(r.dtype())) return r;
+  const Scalar alpha = args.alpha;
+  auto slots = std::make_shared<Slots>();
+  auto node = record(backward_name(op), {&a.tensor, &b.tensor}, {&r},
+                     [op, alpha, slots](FormulaNode& n, TensorList& g) -> TensorList {
+                       return apply_binary(n, g, op, alpha, *slots);
+                     });
+  const bool light = op == BinaryOp::Add || op == BinaryOp::Sub;
+  slots->a = keep(*node, a, light ? Tensor() : a.tensor);
+  slots->b = keep(*node, b, light ? Tensor() : b.tensor);
+  if (needs_out(op)) slots->out = node->save(r, /*is_output=*/true);
+  return r;
+}
+
+Tensor compare(ops::CompareOp op, const Operand& a, const Operand& b, const Tensor& out,
+               bool inplace) {
+  if (inplace) {
+    check_inplace(a.tensor);
+    ops::compare(op, a, b, out, true);
+    mark_dirty(a.tensor);
+    if (GradMode::is_enabled() && requires_grad(a.tensor)) {
+      record_inplace("CompareBackward0", a.tensor, {},
+                     [](FormulaNode&, TensorList& g) -> TensorList { return {zeros_like(g[0])}; });
+    }
+    return a.tensor;
+  }
+  Tensor r = ops::compare(op, a, b, out);
+  if (out.defined()) mark_dirty(out);
+  return r;
+}
+
+// ---- the shorthands formulas use ------------------------------------------------------
+
+Tensor add(const Operand& a, const Operand& b, const Scalar& alpha) {
+  return autograd::binary(BinaryOp::Add, a, b, {alpha});
+}
+Tensor sub(const Operand& a, const Operand& b, const Scalar& alpha) {
+  return autograd::binary(BinaryOp::Sub, a, b, {alpha});
+}
+Tensor mul(const Operand& a, const Operand& b) { return autograd::binary(BinaryOp::Mul, a, b); }
+Tensor div(const Operand& a, const Operand& b) { return autograd::binary(BinaryOp::Div, a, b); }
+Tensor pow(const Operand& a, const Operand& b) { return autograd::binary(BinaryOp::Pow, a, b); }
+Tensor neg(const Tensor& t) { return autograd::binary(BinaryOp::Mul, t, Operand(int64_t(-1))); }
+
+Tensor scaled(const Tensor& t, const Scalar& s) {
+  if (s.to_double() == 1.0) return t;
+  return autograd::mul(t, Operand(s));
+}
+
+void add_into(const Tensor& self, const Tensor& other) { ops::add_(self, other); }
+
+}  // namespace ember::autograd

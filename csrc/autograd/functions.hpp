@@ -1,0 +1,174 @@
+// The autograd-aware ops: the same signatures as the functions of tensor/views.hpp
+// and ops/*.hpp, plus recording the graph when grad mode is on and an input
+// requires grad. The Python bindings call these (never ops:: directly for
+// anything differentiable), and so do the backward formulas, which is what
+// makes create_graph=True work.
+//
+// Defined by op family in formulas_*.cpp.
+#pragma once
+
+#include <optional>
+#include <utility>
+#include <string>
+#include <vector>
+
+#include "ops/binary.hpp"
+#include "ops/bitwise.hpp"
+#include "ops/compare.hpp"
+#include "ops/elementwise.hpp"
+#include "ops/reduce.hpp"
+#include "ops/scan.hpp"
+#include "ops/unary.hpp"
+#include "tensor/scalar.hpp"
+#include "tensor/tensor.hpp"
+
+namespace ember::autograd {
+
+// ---- helpers of formulas and the engine (no graph of their own) ---------------
+Tensor zeros(const Shape& sizes, ScalarType dtype, const Device& device);
+Tensor zeros_like(const Tensor& t);
+Tensor ones_like(const Tensor& t);
+// self += other, no autograd (gradient accumulation).
+void add_into(const Tensor& self, const Tensor& other);
+// Sums `grad` down to `shape` (the reverse of broadcasting); grad itself when
+// the shapes match.
+Tensor sum_to(const Tensor& grad, const Shape& shape);
+// `shape` broadcasts to `to`.
+bool is_expandable_to(const Shape& shape, const Shape& to);
+// t * s (autograd-aware); t itself when s is 1.
+Tensor scaled(const Tensor& t, const Scalar& s);
+
+// ---- arithmetic (formulas_math.cpp) ------------------------------------------------
+// ops::binary / ops::compare with autograd (the math bindings call these).
+Tensor binary(ops::BinaryOp op, const ops::Operand& a, const ops::Operand& b,
+              const ops::BinaryArgs& args = {}, const Tensor& out = Tensor(),
+              bool inplace = false);
+Tensor compare(ops::CompareOp op, const ops::Operand& a, const ops::Operand& b,
+               const Tensor& out = Tensor(), bool inplace = false);
+Tensor add(const ops::Operand& a, const ops::Operand& b, const Scalar& alpha = Scalar::from_int(1));
+Tensor sub(const ops::Operand& a, const ops::Operand& b, const Scalar& alpha = Scalar::from_int(1));
+Tensor mul(const ops::Operand& a, const ops::Operand& b);
+Tensor div(const ops::Operand& a, const ops::Operand& b);
+Tensor pow(const ops::Operand& a, const ops::Operand& b);
+Tensor neg(const Tensor& t);
+
+// ---- unary math and bitwise ops (formulas_unary.cpp) --------------------------------
+Tensor unary(ops::UnaryOp op, const Tensor& x, const ops::UnaryArgs& args = {},
+             const Tensor& out = Tensor(), bool inplace = false);
+Tensor log(const Tensor& t);
+Tensor bitwise(ops::BitwiseOp op, const ops::Operand& a, const ops::Operand& b,
+               const Tensor& out = Tensor(), bool inplace = false);
+Tensor bitwise_not(const Tensor& x, const Tensor& out = Tensor(), bool inplace = false);
+
+// ---- where, clamp, lerp, addcmul, addcdiv (formulas_ternary.cpp) ---------------------
+Tensor where(const Tensor& cond, const ops::Operand& a, const ops::Operand& b,
+             const Tensor& out = Tensor());
+Tensor clamp(const Tensor& x, const std::optional<ops::Operand>& min,
+             const std::optional<ops::Operand>& max, const Tensor& out = Tensor(),
+             bool inplace = false);
+Tensor lerp(const Tensor& start, const Tensor& end, const ops::Operand& weight,
+            const Tensor& out = Tensor(), bool inplace = false);
+Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2,
+               const Scalar& value = Scalar::from_int(1), const Tensor& out = Tensor(),
+               bool inplace = false);
+Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2,
+               const Scalar& value = Scalar::from_int(1), const Tensor& out = Tensor(),
+               bool inplace = false);
+
+// ---- reductions, scans, softmax (formulas_reduce.cpp) ---------------------------------
+Tensor reduce(ops::ReduceOp op, const Tensor& x, const ops::Dims& dims, bool keepdim,
+              std::optional<ScalarType> dtype = std::nullopt, const ops::ReduceArgs& args = {},
+              const Tensor& out = Tensor());
+std::pair<Tensor, Tensor> max_min_dim(bool is_max, const Tensor& x, int64_t dim, bool keepdim);
+Tensor scan(ops::ScanOp op, const Tensor& x, int64_t dim,
+            std::optional<ScalarType> dtype = std::nullopt, const Tensor& out = Tensor());
+Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+
+// ---- losses (formulas_loss.cpp) ------------------------------------------------------
+enum class Reduction : uint8_t { None, Mean, Sum };
+// mean/sum/none of (input - target)^2 (broadcasting), one node.
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+
+// ---- views (formulas_views.cpp) -----------------------------------------------
+Tensor view(const Tensor& t, const Shape& shape);
+Tensor reshape(const Tensor& t, const Shape& shape);
+Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim);
+Tensor squeeze(const Tensor& t);
+Tensor squeeze(const Tensor& t, const std::vector<int64_t>& dims);
+Tensor unsqueeze(const Tensor& t, int64_t dim);
+Tensor permute(const Tensor& t, const std::vector<int64_t>& dims);
+Tensor transpose(const Tensor& t, int64_t d0, int64_t d1);
+Tensor t_2d(const Tensor& t);
+Tensor reverse_dims(const Tensor& t);
+Tensor matrix_transpose(const Tensor& t);
+Tensor movedim(const Tensor& t, const std::vector<int64_t>& src, const std::vector<int64_t>& dst);
+Tensor expand(const Tensor& t, const Shape& sizes);
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
+             std::optional<int64_t> stop, int64_t step);
+Tensor select(const Tensor& t, int64_t dim, int64_t index);
+std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim);
+std::vector<Tensor> split_with_sizes(const Tensor& t, const std::vector<int64_t>& sizes,
+                                     int64_t dim);
+std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim);
+std::vector<Tensor> unbind(const Tensor& t, int64_t dim);
+Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2);
+Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides,
+                  std::optional<int64_t> offset);
+// Not differentiable (torch: a view with another dtype has no gradient).
+Tensor view_dtype(const Tensor& t, ScalarType dtype);
+// A view of `t` with the same geometry (Tensor.data's tensor, alias()).
+Tensor alias(const Tensor& t);
+// squeeze_/unsqueeze_/transpose_/t_: `t` takes the geometry of `v` (a view of
+// t made by the autograd function of the op), and v's history.
+void set_metadata_inplace(const Tensor& t, const Tensor& v);
+
+// ---- copies (formulas_copy.cpp) -----------------------------------------------
+Tensor clone(const Tensor& t);
+Tensor contiguous(const Tensor& t);
+Tensor to(const Tensor& t, const Device& device, ScalarType dtype, bool non_blocking = false,
+          bool copy = false, bool pin_memory = false);
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
+// In-place writes from Python: version bump, leaf checks, history.
+void copy_(const Tensor& dst, const Tensor& src, bool non_blocking = false);
+void fill_(const Tensor& t, const Scalar& v);
+void fill_(const Tensor& t, const Tensor& value);  // a 0-d tensor value
+void zero_(const Tensor& t);
+// After an in-place write of values that do not depend on the old ones (a
+// random draw): bumps the version and gives the old values zero gradient.
+void overwritten(const Tensor& t, const char* node_name);
+
+// ---- matrix products (formulas_linalg.cpp) -------------------------------------
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mv(const Tensor& mat, const Tensor& vec);
+Tensor dot(const Tensor& a, const Tensor& b);
+Tensor outer(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
+             const Scalar& alpha);
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta,
+             const Scalar& alpha);
+Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
+               const Scalar& alpha);
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
+Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
+// out= forms (RuntimeError when an input requires grad) and in-place forms.
+void mm_out(const Tensor& out, const Tensor& a, const Tensor& b);
+void bmm_out(const Tensor& out, const Tensor& a, const Tensor& b);
+void matmul_out(const Tensor& out, const Tensor& a, const Tensor& b);
+void addmm_out(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b,
+               const Scalar& beta, const Scalar& alpha);
+void addmm_(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
+            const Scalar& alpha);
+void baddbmm_(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
+              const Scalar& alpha);
+
+// ---- indexing (formulas_index.cpp) ----------------------------------------------
+Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
+void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                bool accumulate = false);
+
+}  // namespace ember::autograd

@@ -1,0 +1,15 @@
+#include "autograd/grad_mode.hpp"
+
+namespace ember::autograd {
+
+namespace {
+thread_local bool t_grad_enabled = true;
+thread_local bool t_inference = false;
+}  // namespace
+
+bool GradMode::is_enabled() noexcept { return t_grad_enabled; }
+void GradMode::set_enabled(bool enabled) noexcept { t_grad_enabled = enabled; }
+bool InferenceMode::is_enabled() noexcept { return t_inference; }
+void InferenceMode::set_enabled(bool enabled) noexcept { t_inference = enabled; }
+
+}  // namespace ember::autograd

@@ -1,0 +1,42 @@
+// SavedVariable: a tensor a Node keeps for its backward, with the version of
+// its memory at the time it was saved. unpack() refuses a tensor modified in
+// place since (torch's message) and one freed by a backward pass without
+// retain_graph.
+//
+// An output of the node itself is saved without its grad_fn (that would be a
+// cycle: node -> tensor -> node) and gets it back on unpack, so a graph built
+// during backward (create_graph=True) still reaches the node.
+#pragma once
+
+#include <memory>
+
+#include "tensor/tensor.hpp"
+
+namespace ember::autograd {
+
+class Node;
+
+class SavedVariable {
+ public:
+  SavedVariable() = default;
+  // `is_output`: t is an output of the node that saves it.
+  SavedVariable(const Tensor& t, bool is_output);
+
+  bool defined() const noexcept { return saved_ || data_.defined(); }
+  // The saved tensor; `node` is the node that saved it (for messages and to
+  // restore the history of a saved output).
+  Tensor unpack(const std::shared_ptr<Node>& node = nullptr) const;
+  void reset() noexcept;
+
+ private:
+  Tensor data_;
+  uint32_t version_ = 0;
+  uint32_t output_nr_ = 0;
+  bool saved_ = false;     // something was saved (released later or not)
+  bool is_output_ = false;
+  bool is_leaf_ = false;
+  bool requires_grad_ = false;
+  std::string grad_fn_name_;  // the producer's name, for the version message
+};
+
+}  // namespace ember::autograd

@@ -1,0 +1,102 @@
+"""ember.autograd.Function: user-defined operations with their own backward
+(torch.autograd.Function, the ``forward(ctx, ...)`` / ``backward(ctx, ...)`` form).
+
+``forward`` runs without recording a graph; when an input requires grad, one
+node is recorded whose backward calls ``backward(ctx, *grad_outputs)`` (with
+the GIL, from the C++ engine). ``ctx.save_for_backward`` keeps tensors with
+their version, checked when ``ctx.saved_tensors`` is read, and freed after a
+backward pass without retain_graph, as for built-in ops.
+"""
+from ember import _C
+from ember.autograd.grad_mode import no_grad
+
+__all__ = ["Function", "FunctionCtx"]
+
+_FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
+          "after they have already been freed). Saved intermediate values of the graph are freed "
+          "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need "
+          "to backward through the graph a second time or if you need to access saved tensors "
+          "after calling backward.")
+
+
+class FunctionCtx:
+    """The ``ctx`` passed to forward and backward."""
+
+    def __init__(self):
+        self._saved = None
+        self._versions = ()
+        self._freed = False
+        self._non_differentiable = ()
+        self.needs_input_grad = ()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        self._saved = tensors
+        self._versions = tuple(t._version if t is not None else None for t in tensors)
+
+    @property
+    def saved_tensors(self):
+        if self._freed:
+            raise RuntimeError(_FREED)
+        if self._saved is None:
+            return ()
+        for t, v in zip(self._saved, self._versions):
+            if t is not None and t._version != v:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by "
+                    f"an inplace operation: [{t.type()} {list(t.shape)}] is at version "
+                    f"{t._version}; expected version {v} instead.")
+        return self._saved
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = tensors
+
+    def mark_dirty(self, *tensors):
+        pass  # in-place outputs: their version is bumped by the in-place op itself
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+    def _free(self):
+        self._saved = None
+        self._freed = True
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_name = name + "Backward"
+
+
+class Function(metaclass=_FunctionMeta):
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``;
+    call ``MyFunction.apply(*args)``."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode "
+                                  "AD.")
+
+    @classmethod
+    def apply(cls, *args):
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(_C.is_tensor(a) and a.requires_grad for a in args)
+        with no_grad():
+            outputs = cls.forward(ctx, *args)
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        # An input returned as is gets an alias of its own: the node's history
+        # must not replace the input's.
+        ids = {id(a) for a in args if _C.is_tensor(a)}
+        if any(id(o) in ids for o in outs):
+            outs = tuple(o.detach() if id(o) in ids else o for o in outs)
+            outputs = outs[0] if single else outs
+        _C._record_function(cls._backward_name, cls.backward, ctx, args, outs,
+                            ctx._non_differentiable)
+        return outputs

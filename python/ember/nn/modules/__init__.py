@@ -1,0 +1,15 @@
+from ember.nn.modules.module import Module, RemovableHandle
+from ember.nn.modules.container import (Sequential, ModuleList, ModuleDict, ParameterList,
+                                        ParameterDict)
+from ember.nn.modules.linear import Identity, Linear
+from ember.nn.modules.activation import (ReLU, GELU, SiLU, Sigmoid, Tanh, Softmax, LogSoftmax,
+                                         LeakyReLU, ELU, Softplus)
+from ember.nn.modules.dropout import Dropout, Flatten, Unflatten
+from ember.nn.modules.loss import (MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss,
+                                   BCELoss)
+
+__all__ = ["Module", "RemovableHandle", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict", "Identity", "Linear", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh",
+           "Softmax", "LogSoftmax", "LeakyReLU", "ELU", "Softplus", "Dropout", "Flatten",
+           "Unflatten", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss",
+           "BCELoss"]

@@ -1,0 +1,54 @@
+"""Identity and Linear."""
+import math
+
+import ember
+from ember.nn import functional as F
+from ember.nn import init
+from ember.nn.modules.module import Module
+from ember.nn.parameter import Parameter
+
+__all__ = ["Identity", "Linear"]
+
+
+class Identity(Module):
+    """Returns its input (arguments are accepted and ignored, as torch)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """y = x @ weight.T + bias, weight [out_features, in_features], torch's default
+    initialisation: kaiming_uniform_(a=sqrt(5)) for the weight (uniform in
+    +-1/sqrt(in_features)), uniform in +-1/sqrt(in_features) for the bias."""
+
+    __constants__ = ["in_features", "out_features"]
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(ember.empty((out_features, in_features), device=device,
+                                            dtype=dtype))
+        if bias:
+            self.bias = Parameter(ember.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
