@@ -109,7 +109,7 @@ TensorList binary_grads(BinaryOp op, const Tensor& g, const Operand& a, const Op
         if (!a.is_scalar()) {  // torch: masked_fill_((a == 0) & (b >= 0), 0)
           const Tensor zero_base = ops::compare(ops::CompareOp::LogicalAnd,
                                                 ops::eq(a, Operand(0.0)), ops::ge(b, Operand(0.0)));
-          autograd::index_put_(d, {zero_base}, zeros({}, d.dtype(), d.device()));
+          d = autograd::where(zero_base, Operand(0.0), d);
         }
         gb = autograd::mul(g, d);
       }
