@@ -13,6 +13,7 @@
 #include "bindings/math_parts.hpp"
 #include "ops/binary.hpp"
 #include "ops/copy.hpp"
+#include "ops/cpu_parallel.hpp"
 #include "ops/promotion.hpp"
 #include "ops/compare.hpp"
 
@@ -372,6 +373,10 @@ void bind_math(py::module_& m) {
       },
       py::arg("tensor1"), py::arg("tensor2"),
       "The dtype torch's type promotion gives an arithmetic op on the two operands.");
+  m.def("get_num_threads", &ops::get_num_threads,
+        "Threads the CPU math kernels use (the caller included).");
+  m.def("set_num_threads", &ops::set_num_threads, py::arg("num"),
+        "Sets the threads the CPU math kernels use (at most the hardware threads).");
   m.def(
       "can_cast",
       [](py::handle from, py::handle to) {

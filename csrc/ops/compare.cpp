@@ -1,3 +1,9 @@
+// CPU loops: selects on float comparisons vectorise only when comparisons
+// may not raise floating-point exceptions (ember never reads those flags).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math")
+#endif
+
 #include "ops/compare.hpp"
 
 #include "ops/compare_functors.hpp"

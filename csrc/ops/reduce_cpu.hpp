@@ -1,10 +1,10 @@
 // The CPU runner of the reductions (see reduce_plan.hpp for the two shapes):
 // - Inner: each row is reduced pairwise: halves recursively down to leaves of
-//   128 elements, which fold into 8 independent accumulators (vectorisable
-//   for contiguous rows) combined as a tree. Many rows: rows spread over the
+//   at most 4096 elements, which fold into 64 independent accumulators
+//   (vectorisable for contiguous rows) combined as a tree. Many rows: rows spread over the
 //   thread pool; few long rows: each row is split over the pool and the
 //   pieces combined as a tree.
-// - Column: blocks of up to 256 neighbouring outputs advance together down
+// - Column: blocks of up to 4096 neighbouring outputs advance together down
 //   the rows (contiguous loads), pairwise over the rows (leaves of 64 rows).
 #pragma once
 
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ops/cpu_parallel.hpp"
+#include "ops/cpu_vector_math.hpp"
 #include "ops/reduce_dispatch.hpp"
 #include "ops/reduce_plan.hpp"
 
@@ -26,21 +27,31 @@ struct Rows {
   const Op& op;
   int64_t stride;  // elements
 
-  Acc leaf(const In* x, int64_t lo, int64_t hi) const {
+  // 64 accumulators side by side: the k loop vectorises (the compiler keeps
+  // each lane's order, so results do not depend on the vector width).
+  EMBER_CPU_CLONES Acc leaf_contiguous(const In* x, int64_t lo, int64_t hi) const {
+    constexpr int K = 64;
+    Acc acc[K];
+    for (int k = 0; k < K; ++k) acc[k] = op.identity();
+    int64_t i = lo;
+    for (; i + K <= hi; i += K) {
+      const In* p = x + i;
+      for (int k = 0; k < K; ++k) acc[k] = op.fold(acc[k], convert<C>(p[k]), i + k);
+    }
+    for (int k = 0; i < hi; ++i, ++k) acc[k] = op.fold(acc[k], convert<C>(x[i]), i);
+    for (int w = K / 2; w > 0; w /= 2) {
+      for (int k = 0; k < w; ++k) acc[k] = op.combine(acc[k], acc[k + w]);
+    }
+    return acc[0];
+  }
+
+  Acc leaf_strided(const In* x, int64_t lo, int64_t hi) const {
     constexpr int K = 8;
     Acc acc[K];
     for (int k = 0; k < K; ++k) acc[k] = op.identity();
     int64_t i = lo;
-    if (stride == 1) {
-      for (; i + K <= hi; i += K) {
-        for (int k = 0; k < K; ++k) acc[k] = op.fold(acc[k], convert<C>(x[i + k]), i + k);
-      }
-    } else {
-      for (; i + K <= hi; i += K) {
-        for (int k = 0; k < K; ++k) {
-          acc[k] = op.fold(acc[k], convert<C>(x[(i + k) * stride]), i + k);
-        }
-      }
+    for (; i + K <= hi; i += K) {
+      for (int k = 0; k < K; ++k) acc[k] = op.fold(acc[k], convert<C>(x[(i + k) * stride]), i + k);
     }
     for (int k = 0; i < hi; ++i, ++k) acc[k] = op.fold(acc[k], convert<C>(x[i * stride]), i);
     for (int w = K / 2; w > 0; w /= 2) {
@@ -49,9 +60,13 @@ struct Rows {
     return acc[0];
   }
 
+  Acc leaf(const In* x, int64_t lo, int64_t hi) const {
+    return stride == 1 ? leaf_contiguous(x, lo, hi) : leaf_strided(x, lo, hi);
+  }
+
   Acc pairwise(const In* x, int64_t lo, int64_t hi) const {
-    if (hi - lo <= 128) return leaf(x, lo, hi);
-    const int64_t mid = lo + (((hi - lo) / 2 + 7) & ~int64_t(7));
+    if (hi - lo <= 4096) return leaf(x, lo, hi);
+    const int64_t mid = lo + (((hi - lo) / 2 + 63) & ~int64_t(63));
     return op.combine(pairwise(x, lo, mid), pairwise(x, mid, hi));
   }
 };
@@ -110,8 +125,9 @@ struct Columns {
   const Op& op;
   int64_t stride_bytes;  // between rows
 
-  // acc[j] for columns [0, n) starting at x, rows [lo, hi).
-  void run(const char* x, int64_t n, int64_t lo, int64_t hi, Acc* acc) const {
+  // acc[j] for columns [0, n) starting at x, rows [lo, hi); `spare` holds
+  // the accumulators of the deeper levels (n per level).
+  void run(const char* x, int64_t n, int64_t lo, int64_t hi, Acc* acc, Acc* spare) const {
     if (hi - lo <= 64) {
       for (int64_t r = lo; r < hi; ++r) {
         const In* row = reinterpret_cast<const In*>(x + r * stride_bytes);
@@ -120,30 +136,33 @@ struct Columns {
       return;
     }
     const int64_t mid = lo + (hi - lo) / 2;
-    run(x, n, lo, mid, acc);
-    Acc tmp[256];
-    for (int64_t j = 0; j < n; ++j) tmp[j] = op.identity();
-    run(x, n, mid, hi, tmp);
-    for (int64_t j = 0; j < n; ++j) acc[j] = op.combine(acc[j], tmp[j]);
+    run(x, n, lo, mid, acc, spare);
+    for (int64_t j = 0; j < n; ++j) spare[j] = op.identity();
+    run(x, n, mid, hi, spare, spare + n);
+    for (int64_t j = 0; j < n; ++j) acc[j] = op.combine(acc[j], spare[j]);
   }
 };
 
 template <typename In, typename Op>
 void column(const ReducePlan& p, const Op& op, const ReduceOutputs& outs) {
   using Acc = typename Op::acc_t;
+  // Columns per block: 16 KiB of accumulators, rows read in long runs.
+  constexpr int64_t kCols = std::max<int64_t>(256, 16384 / int64_t(sizeof(Acc)));
   const int64_t N = p.kept.shape[0];
   const int64_t outer = p.outputs / N;
-  const int64_t blocks = (N + 255) / 256;
+  const int64_t blocks = (N + kCols - 1) / kCols;
   const Columns<In, Op> cols{op, p.stride_r * int64_t(sizeof(In))};
-  const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(p.reduced * 256, 1));
+  int depth = 1;
+  for (int64_t r = p.reduced; r > 64; r = (r + 1) / 2) ++depth;
+  const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(p.reduced * kCols, 1));
   parallel_for(outer * blocks, grain, [&](int64_t b, int64_t e) {
-    Acc acc[256];
+    std::vector<Acc> acc(static_cast<size_t>(kCols * (depth + 1)));
     for (int64_t t = b; t < e; ++t) {
-      const int64_t ob = t / blocks, j0 = (t % blocks) * 256;
-      const int64_t n = std::min<int64_t>(256, N - j0);
+      const int64_t ob = t / blocks, j0 = (t % blocks) * kCols;
+      const int64_t n = std::min<int64_t>(kCols, N - j0);
       const int64_t o0 = ob * N + j0;
       for (int64_t j = 0; j < n; ++j) acc[j] = op.identity();
-      cols.run(base_of(p, o0), n, 0, p.reduced, acc);
+      cols.run(base_of(p, o0), n, 0, p.reduced, acc.data(), acc.data() + n);
       for (int64_t j = 0; j < n; ++j) write_result(outs, o0 + j, op.project(acc[j]));
     }
   });

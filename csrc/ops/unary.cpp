@@ -1,6 +1,13 @@
+// CPU loops: selects on float comparisons vectorise only when comparisons
+// may not raise floating-point exceptions (ember never reads those flags).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math")
+#endif
+
 #include "ops/unary.hpp"
 
 #include "ops/copy.hpp"
+#include "ops/cpu_vector_math.hpp"
 #include "ops/elementwise_cpu.hpp"
 #include "ops/promotion.hpp"
 #include "ops/unary_functors.hpp"
@@ -98,6 +105,18 @@ Tensor unary(UnaryOp op, const Tensor& x, const UnaryArgs& args, const Tensor& o
 namespace internal {
 
 void unary_math_cpu(UnaryOp op, const ElementwiseIter& it, const UnaryArgs&) {
+  // Contiguous float32: the vectorised loops of cpu_vector_math.
+  if (it.is_flat() && it.dtype[0] == ScalarType::Float32 && it.dtype[1] == ScalarType::Float32 &&
+      !it.by_value[1] && (it.layout.strides[1][0] != 0 || it.numel() == 1)) {
+    const auto* x = reinterpret_cast<const float*>(it.layout.data[1]);
+    auto* y = reinterpret_cast<float*>(it.layout.data[0]);
+    if (vector_unary_f32(op, x, y, 0)) {
+      parallel_for(it.numel(), kElementwiseGrain / 4, [&](int64_t b, int64_t e) {
+        vector_unary_f32(op, x + b, y + b, e - b);
+      });
+      return;
+    }
+  }
   CpuRunner r{it, kElementwiseGrain / 16};  // transcendental: worth threads sooner
   dispatch_unary_math(op, it, r);
 }

@@ -107,6 +107,8 @@ __all__ = ["cuda", "device", "version", "__version__", "Tensor", "Size", "dtype"
 globals().update({_n: getattr(_C, _n) for _n in _DTYPE_NAMES})
 
 # Math: bound C++ functions (fast-call, no Python wrappers), listed by _C.
-from ember._C import result_type, can_cast, return_types  # noqa: E402
+from ember._C import (  # noqa: E402
+    result_type, can_cast, return_types, get_num_threads, set_num_threads)
 globals().update({_n: getattr(_C, _n) for _n in _C._math_functions})
-__all__ += ["result_type", "can_cast", "return_types", *_C._math_functions]
+__all__ += ["result_type", "can_cast", "return_types", "get_num_threads", "set_num_threads",
+            *_C._math_functions]
