@@ -562,3 +562,18 @@ def test_custom_function_saved_tensor_version_check():
 def test_gradgradcheck_of_mm():
     a, b = leaf(2, 3), leaf(3, 2)
     assert ember.autograd.gradgradcheck(lambda x, y: x.mm(y), (a, b))
+
+
+def test_concurrent_backward_passes_into_one_leaf():
+    w = ember.ones(10_000, dtype=ember.float64, requires_grad=True)
+
+    def work():
+        for _ in range(25):
+            (w * 2).sum().backward()  # the engine runs without the GIL
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    np.testing.assert_array_equal(npy(w.grad), np.full(10_000, 200.0))

@@ -359,3 +359,18 @@ def test_broadcasting_gradient_is_summed_on_the_device():
     (a * b).sum().backward()
     np.testing.assert_allclose(npy(a.grad), np.broadcast_to(npy(b).sum(), (4, 1, 3)))
     np.testing.assert_allclose(npy(b.grad), np.full((2, 1), npy(a).sum()))
+
+
+def test_inplace_op_with_itself_as_operand():
+    def f(a):
+        x = a.clone()
+        x.mul_(x)  # d(x^2)/dx = 2x: the operand's old value is saved too
+        return x
+
+    def g(a):
+        x = a.clone()
+        x[:2].mul_(x[2:])  # another view of the same memory
+        return x
+
+    assert ember.autograd.gradcheck(f, (leaf(4),))
+    assert ember.autograd.gradcheck(g, (leaf(4),))

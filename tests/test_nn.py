@@ -424,3 +424,19 @@ def test_training_loop_reduces_the_loss():
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < 0.05 * losses[0]
+
+
+def test_losses_have_second_derivatives():
+    a, b = leaf(3, 4), leaf(3, 4)
+    assert ember.autograd.gradgradcheck(lambda x, y: F.mse_loss(x, y), (a, b))
+    t = ember.tensor([0, 3, 1])
+    assert ember.autograd.gradgradcheck(lambda x: F.cross_entropy(x, t), (a,))
+
+
+def test_nll_ignores_targets_outside_the_classes_only_when_ignored():
+    x = leaf(3, 4)
+    t = ember.tensor([1, -100, 2])
+    ref = -(npy(x)[0, 1] + npy(x)[2, 2]) / 2
+    np.testing.assert_allclose(npy(F.nll_loss(x, t)), ref, rtol=1e-12)
+    with pytest.raises(IndexError, match="Target -3 is out of bounds"):
+        F.nll_loss(x, ember.tensor([1, -3, 2]))

@@ -205,7 +205,8 @@ void GraphTask::add_to_buffer(Node* consumer, NodeState& cs, uint32_t nr, Tensor
 
 TensorList GraphTask::call(Node* n, NodeState& s, TensorList grads) {
   // Hooks and retained gradients see the summed gradient of each output.
-  for (auto& [nr, hook] : n->pre_hooks) {
+  const auto hooks = n->pre_hooks;  // a hook may remove hooks
+  for (const auto& [nr, hook] : hooks) {
     if (nr < grads.size() && grads[nr].defined()) {
       Tensor r = (*hook)(grads[nr]);
       if (r.defined()) grads[nr] = std::move(r);

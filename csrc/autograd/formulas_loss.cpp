@@ -24,8 +24,11 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
                                                     : 2.0;
   auto node = record("MseLossBackward0", {&input, &target}, {&out},
                      [scale](FormulaNode& n, TensorList& g) -> TensorList {
-                       // d loss / d input = scale * g * (input - target)
-                       const Tensor d = n.saved(0);
+                       // d loss / d input = scale * g * (input - target); with
+                       // create_graph the difference is recomputed with history.
+                       const Tensor d = GradMode::is_enabled()
+                                            ? autograd::sub(n.saved(1), n.saved(2))
+                                            : n.saved(0);
                        const Tensor gi = autograd::mul(d, autograd::mul(g[0], ops::Operand(scale)));
                        TensorList r(2);
                        if (n.needs(0)) r[0] = gi;
@@ -33,6 +36,8 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
                        return r;
                      });
   node->save(diff);
+  node->save(input);
+  node->save(target);
   return out;
 }
 

@@ -109,7 +109,7 @@ TensorList binary_grads(BinaryOp op, const Tensor& g, const Operand& a, const Op
         if (!a.is_scalar()) {  // torch: masked_fill_((a == 0) & (b >= 0), 0)
           const Tensor zero_base = ops::compare(ops::CompareOp::LogicalAnd,
                                                 ops::eq(a, Operand(0.0)), ops::ge(b, Operand(0.0)));
-          autograd::index_put_(d, {zero_base}, zeros({}, d.dtype(), d.device()));
+          d = autograd::where(zero_base, Operand(0.0), d);
         }
         gb = autograd::mul(g, d);
       }
@@ -205,9 +205,13 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const ops::Binary
   if (inplace) {
     const Tensor& self = a.tensor;
     check_inplace(self);
-    // The formula may need self's value from before the write.
+    // The formula may need self's value from before the write -- and so may
+    // an operand that shares self's memory (x.mul_(x)).
     const bool keep_self = grad && op != BinaryOp::Add && op != BinaryOp::Sub;
     const Tensor before = keep_self ? ops::clone(self) : Tensor();
+    const bool b_aliases = keep_self && !b.is_scalar() && b.tensor.storage() == self.storage();
+    const Tensor b_before = b_aliases ? (b.tensor.is_same(self) ? before : ops::clone(b.tensor))
+                                      : Tensor();
     ops::binary(op, a, b, args, out, true);
     mark_dirty(self);
     if (!grad) return self;
@@ -219,7 +223,7 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const ops::Binary
                                  return apply_binary(n, g, op, alpha, *slots);
                                });
     slots->a = keep(*node, Operand(before), before);
-    slots->b = keep(*node, b, b.tensor);
+    slots->b = b_aliases ? keep(*node, Operand(b_before), b_before) : keep(*node, b, b.tensor);
     if (needs_out(op)) slots->out = node->save(self, /*is_output=*/true);
     return self;
   }

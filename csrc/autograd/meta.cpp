@@ -1,5 +1,7 @@
 #include "autograd/meta.hpp"
 
+#include <mutex>
+
 #include "autograd/grad_mode.hpp"
 #include "runtime/errors.hpp"
 
@@ -7,8 +9,16 @@ namespace ember::autograd {
 
 AutogradMeta::~AutogradMeta() { release_node(std::move(grad_fn)); }
 
+namespace {
+// Ops may record with the GIL released (large CPU ops): creating a tensor's
+// meta or a leaf's accumulator happens under this lock so that two threads
+// using one leaf agree on them.
+std::mutex g_meta_mutex;
+}  // namespace
+
 AutogradMeta& materialize_meta(const Tensor& t) {
   auto& slot = t.impl()->autograd;
+  std::lock_guard<std::mutex> lock(g_meta_mutex);
   if (!slot) slot = std::make_unique<AutogradMeta>();
   return *static_cast<AutogradMeta*>(slot.get());
 }
@@ -31,11 +41,14 @@ void set_requires_grad(const Tensor& t, bool flag) {
 
 std::shared_ptr<Node> try_grad_accumulator(const Tensor& t) {
   AutogradMeta* m = meta(t);
-  return m ? m->grad_accumulator.lock() : nullptr;
+  if (!m) return nullptr;
+  std::lock_guard<std::mutex> lock(g_meta_mutex);
+  return m->grad_accumulator.lock();
 }
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   AutogradMeta& m = materialize_meta(t);
+  std::lock_guard<std::mutex> lock(g_meta_mutex);
   std::shared_ptr<Node> acc = m.grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t);

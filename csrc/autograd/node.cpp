@@ -89,11 +89,13 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   if (!grad.defined()) return {};
   AutogradMeta* m = meta(variable_);
   if (m) {
-    for (const auto& hook : m->hooks) {
+    const auto hooks = m->hooks;  // a hook may register or remove hooks
+    for (const auto& hook : hooks) {
       Tensor r = (*hook)(grad);
       if (r.defined()) grad = std::move(r);
     }
   }
+  std::lock_guard<std::mutex> lock(mutex_);
   accumulate_grad(variable_, grad);
   return {};
 }

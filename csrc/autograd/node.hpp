@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -107,6 +108,7 @@ class AccumulateGrad final : public Node {
 
  private:
   Tensor variable_;
+  std::mutex mutex_;  // two backward passes (threads) may accumulate at once
 };
 
 // The start of a backward pass: hands out the given gradients.

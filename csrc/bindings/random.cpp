@@ -141,7 +141,10 @@ void inplace_draw(const Tensor& t, const char* node, F&& f) {
 }
 
 py::object result(const Tensor& t, py::handle out) {
-  if (!out.is_none()) return py::reinterpret_borrow<py::object>(out);
+  if (!out.is_none()) {
+    autograd::mark_dirty(t);  // out= was written in place
+    return py::reinterpret_borrow<py::object>(out);
+  }
   return py::cast(t);
 }
 

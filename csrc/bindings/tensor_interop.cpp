@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "autograd/meta.hpp"
 #include "bindings/tensor_common.hpp"
 #include "ops/copy.hpp"
 #include "runtime/cuda_device.hpp"
@@ -296,7 +297,15 @@ Tensor tensor_from_cai(py::handle obj) {
 }
 
 void bind_tensor_interop(py::class_<Tensor>& cls, py::module_& m) {
-  cls.def("numpy", &tensor_to_numpy, py::kw_only(), py::arg("force") = false,
+  cls.def(
+      "numpy",
+      [](const Tensor& t, bool force) {
+        EMBER_CHECK(force || !autograd::requires_grad(t),
+                    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                    "instead.");
+        return tensor_to_numpy(t, force);
+      },
+      py::kw_only(), py::arg("force") = false,
           "A NumPy array sharing this CPU tensor's memory. CUDA tensors raise TypeError "
           "(use .cpu() first, or force=True to copy).");
   cls.def(

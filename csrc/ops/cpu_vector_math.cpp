@@ -115,12 +115,23 @@ EMBER_CPU_CLONES void vlog(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = log1(x[i]);
 }
 
-EMBER_CPU_CLONES void vsin(const float* x, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = sincos1(x[i], 0);
+// sin/cos, and whether any argument needs the C library (|x| >= 1024, inf, NaN).
+EMBER_CPU_CLONES int vsin(const float* x, float* y, int64_t n) {
+  int out_of_range = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = sincos1(x[i], 0);
+    out_of_range |= !(std::fabs(x[i]) < 1024.0f);
+  }
+  return out_of_range;
 }
 
-EMBER_CPU_CLONES void vcos(const float* x, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = sincos1(x[i], 2);
+EMBER_CPU_CLONES int vcos(const float* x, float* y, int64_t n) {
+  int out_of_range = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = sincos1(x[i], 2);
+    out_of_range |= !(std::fabs(x[i]) < 1024.0f);
+  }
+  return out_of_range;
 }
 
 // Arguments outside the vector range go through the C library.
@@ -143,13 +154,11 @@ bool vector_unary_f32(UnaryOp op, const float* x, float* y, int64_t n) {
     case UnaryOp::Sin:
       // In place (y == x) the fix-up must see the inputs: keep them first.
       if (x == y) return false;
-      vsin(x, y, n);
-      fix_large(x, y, n, ::sinf);
+      if (vsin(x, y, n)) fix_large(x, y, n, ::sinf);
       return true;
     case UnaryOp::Cos:
       if (x == y) return false;
-      vcos(x, y, n);
-      fix_large(x, y, n, ::cosf);
+      if (vcos(x, y, n)) fix_large(x, y, n, ::cosf);
       return true;
     default:
       return false;

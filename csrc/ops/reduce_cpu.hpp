@@ -1,6 +1,6 @@
 // The CPU runner of the reductions (see reduce_plan.hpp for the two shapes):
 // - Inner: each row is reduced pairwise: halves recursively down to leaves of
-//   at most 1024 elements, which fold into 64 independent accumulators
+//   at most 4096 elements, which fold into 64 independent accumulators
 //   (vectorisable for contiguous rows) combined as a tree. Many rows: rows spread over the
 //   thread pool; few long rows: each row is split over the pool and the
 //   pieces combined as a tree.
@@ -29,21 +29,29 @@ struct Rows {
 
   // 64 accumulators side by side: the k loop vectorises (the compiler keeps
   // each lane's order, so results do not depend on the vector width).
-  EMBER_CPU_CLONES Acc leaf(const In* x, int64_t lo, int64_t hi) const {
+  EMBER_CPU_CLONES Acc leaf_contiguous(const In* x, int64_t lo, int64_t hi) const {
     constexpr int K = 64;
     Acc acc[K];
     for (int k = 0; k < K; ++k) acc[k] = op.identity();
     int64_t i = lo;
-    if (stride == 1) {
-      for (; i + K <= hi; i += K) {
-        for (int k = 0; k < K; ++k) acc[k] = op.fold(acc[k], convert<C>(x[i + k]), i + k);
-      }
-    } else {
-      for (; i + K <= hi; i += K) {
-        for (int k = 0; k < K; ++k) {
-          acc[k] = op.fold(acc[k], convert<C>(x[(i + k) * stride]), i + k);
-        }
-      }
+    for (; i + K <= hi; i += K) {
+      const In* p = x + i;
+      for (int k = 0; k < K; ++k) acc[k] = op.fold(acc[k], convert<C>(p[k]), i + k);
+    }
+    for (int k = 0; i < hi; ++i, ++k) acc[k] = op.fold(acc[k], convert<C>(x[i]), i);
+    for (int w = K / 2; w > 0; w /= 2) {
+      for (int k = 0; k < w; ++k) acc[k] = op.combine(acc[k], acc[k + w]);
+    }
+    return acc[0];
+  }
+
+  Acc leaf_strided(const In* x, int64_t lo, int64_t hi) const {
+    constexpr int K = 8;
+    Acc acc[K];
+    for (int k = 0; k < K; ++k) acc[k] = op.identity();
+    int64_t i = lo;
+    for (; i + K <= hi; i += K) {
+      for (int k = 0; k < K; ++k) acc[k] = op.fold(acc[k], convert<C>(x[(i + k) * stride]), i + k);
     }
     for (int k = 0; i < hi; ++i, ++k) acc[k] = op.fold(acc[k], convert<C>(x[i * stride]), i);
     for (int w = K / 2; w > 0; w /= 2) {
@@ -52,8 +60,12 @@ struct Rows {
     return acc[0];
   }
 
+  Acc leaf(const In* x, int64_t lo, int64_t hi) const {
+    return stride == 1 ? leaf_contiguous(x, lo, hi) : leaf_strided(x, lo, hi);
+  }
+
   Acc pairwise(const In* x, int64_t lo, int64_t hi) const {
-    if (hi - lo <= 1024) return leaf(x, lo, hi);
+    if (hi - lo <= 4096) return leaf(x, lo, hi);
     const int64_t mid = lo + (((hi - lo) / 2 + 63) & ~int64_t(63));
     return op.combine(pairwise(x, lo, mid), pairwise(x, mid, hi));
   }

@@ -68,11 +68,11 @@ struct ExtremeR {
   using acc_t = C;
   using compute_t = C;
   EMBER_HD_INLINE C identity() const { return MAX ? lowest_of<C>() : highest_of<C>(); }
-  // Branch-free (selects), so that CPU loops vectorise.
+  // One select (a NaN in a keeps a; a NaN in b fails the comparison and
+  // gives b), so that CPU loops vectorise.
   EMBER_HD_INLINE C combine(C a, C b) const {
-    C r = MAX ? (a > b ? a : b) : (a < b ? a : b);
-    r = m::is_nan(b) ? b : r;
-    return m::is_nan(a) ? a : r;
+    const bool keep_a = (MAX ? a > b : a < b) || m::is_nan(a);
+    return keep_a ? a : b;
   }
   EMBER_HD_INLINE C fold(C a, C x, int64_t) const { return combine(a, x); }
   EMBER_HD_INLINE C project(C a) const { return a; }

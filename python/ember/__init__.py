@@ -20,9 +20,9 @@ from ember._C import (  # noqa: E402
 
 
 def __getattr__(name):
-    if name == "optim":  # imported on first use (import ember stays cheap)
+    if name in ("nn", "optim", "serialization"):  # imported on first use: import ember stays cheap
         import importlib
-        return importlib.import_module("ember.optim")
+        return importlib.import_module("ember." + name)
     # The print options live in ember._tensor_str, imported on first use (repr
     # imports it too) so that `import ember` stays cheap.
     if name in ("set_printoptions", "get_printoptions", "printoptions"):
@@ -46,9 +46,20 @@ from ember.autograd.grad_mode import (  # noqa: E402
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
 )
-from ember import nn  # noqa: E402
 
-from ember.serialization import save, load  # noqa: E402
+
+def save(obj, f, *args, **kwargs):
+    """Saves tensors, state dicts and nested containers of them (see ember.serialization:
+    a zip of a JSON manifest and raw tensor bytes; no pickle)."""
+    from ember.serialization import save as _save
+    return _save(obj, f, *args, **kwargs)
+
+
+def load(f, map_location=None, *args, **kwargs):
+    """Loads what ember.save wrote; map_location: device, str, dict or callable."""
+    from ember.serialization import load as _load
+    return _load(f, map_location, *args, **kwargs)
+
 
 _AUTOGRAD = ("autograd", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
              "is_grad_enabled", "is_inference_mode_enabled", "nn", "optim", "save", "load")

@@ -9,9 +9,19 @@ from ember.autograd.grad_mode import (
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
 )
-from ember.autograd import graph
-from ember.autograd.gradcheck import gradcheck, gradgradcheck, GradcheckError
-from ember.autograd.function import Function
+
+
+def __getattr__(name):
+    # gradcheck and Function load on first use: import ember stays cheap.
+    import importlib
+    if name in ("gradcheck", "gradgradcheck", "GradcheckError"):
+        return getattr(importlib.import_module("ember.autograd._gradcheck"), name)
+    if name in ("Function", "FunctionCtx"):
+        return getattr(importlib.import_module("ember.autograd._function"), name)
+    if name == "graph":
+        return importlib.import_module("ember.autograd.graph")
+    raise AttributeError(f"module 'ember.autograd' has no attribute {name!r}")
+
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "gradcheck", "gradgradcheck",

@@ -167,6 +167,18 @@ def _check_nll_shapes(input, target):
                            f"got {tuple(target.shape)}")
 
 
+def _target_weights(x, t, weight):
+    """[M, C] weights picking each row's target class (times its class weight); rows
+    whose target is ignore_index (or any other value outside [0, C)) get none. A
+    comparison with the class indices instead of indexing: no host synchronisation
+    on the GPU."""
+    classes = ember.arange(x.shape[1], device=x.device)
+    w = (t.unsqueeze(1) == classes).to(x.dtype)
+    if weight is not None:
+        w = w * weight.to(device=x.device, dtype=x.dtype)
+    return w
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """-input[n, target[n]] * weight[target[n]], averaged over the weights of the
@@ -176,19 +188,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
     _check_nll_shapes(input, target)
     x = _class_last(input)
-    t = target.reshape(-1).long()
+    t = target.reshape(-1)
     c = x.shape[1]
-    valid = t != ignore_index
-    safe = ember.where(valid, t, 0)
-    if not x.is_cuda and safe.numel():
-        bad = (safe < 0) | (safe >= c)
+    if not x.is_cuda and t.numel():
+        bad = ((t < 0) | (t >= c)) & (t != ignore_index)
         if bool(bad.any()):
-            raise IndexError(f"Target {int(safe[bad][0])} is out of bounds.")
-    picked = x[ember.arange(x.shape[0], device=x.device), safe]
-    w = valid.to(x.dtype)
-    if weight is not None:
-        w = w * weight.to(x.dtype)[safe]
-    loss = -picked * w
+            raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    w = _target_weights(x, t, weight)
+    loss = -(x * w).sum(1)
     if reduction == "none":
         return loss.reshape(target.shape)
     if reduction == "sum":
@@ -230,18 +237,16 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     x = _class_last(logp)
     t = target.reshape(-1)
     valid = (t != ignore_index).to(x.dtype)
-    per_class = x if weight is None else x * weight.to(x.dtype)
+    per_class = x if weight is None else x * weight.to(device=x.device, dtype=x.dtype)
     smooth = -per_class.sum(1) * valid
     if reduction == "none":
         smooth = smooth.reshape(target.shape)
     elif reduction == "sum":
         smooth = smooth.sum()
+    elif weight is None:
+        smooth = smooth.sum() / valid.sum()
     else:
-        if weight is None:
-            smooth = smooth.sum() / valid.sum()
-        else:
-            safe = ember.where(t != ignore_index, t, 0)
-            smooth = smooth.sum() / (weight.to(x.dtype)[safe] * valid).sum()
+        smooth = smooth.sum() / _target_weights(x, t, weight).sum()
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)
 
 
