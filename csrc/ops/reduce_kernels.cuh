@@ -138,7 +138,18 @@ __global__ void column_kernel(Op op, ColumnArgs a) {
     const In* x = reinterpret_cast<const In*>(a.data + off[0]);
     const int64_t lo = seg * a.seg_len;
     const int64_t hi = lo + a.seg_len < a.len ? lo + a.seg_len : a.len;
-    for (int64_t r = lo + ty; r < hi; r += 8) acc = op.fold(acc, convert<C>(x[r * a.stride]), r);
+    // Loads of U rows are issued before their folds (the fold order is unchanged):
+    // U times the bytes in flight per thread, which a column sum needs to reach bandwidth.
+    constexpr int U = 8;
+    int64_t r = lo + ty;
+    for (; r + 8 * (U - 1) < hi; r += 8 * U) {
+      In v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) v[u] = x[(r + 8 * u) * a.stride];
+#pragma unroll
+      for (int u = 0; u < U; ++u) acc = op.fold(acc, convert<C>(v[u]), r + 8 * u);
+    }
+    for (; r < hi; r += 8) acc = op.fold(acc, convert<C>(x[r * a.stride]), r);
   }
   lanes[ty][tx] = acc;
   __syncthreads();

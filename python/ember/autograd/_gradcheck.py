@@ -122,7 +122,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         outs = _differentiable_outputs(_as_tuple(func(*inputs)))
         gen = ember.Generator().manual_seed(0) if hasattr(ember, "Generator") else None
         grad_outputs = tuple(
-            (ember.randn(o.shape, dtype=o.dtype, device=o.device, generator=gen)
+            # drawn on the CPU from a fixed seed, then moved: the same values on every device
+            (ember.randn(o.shape, dtype=o.dtype, generator=gen).to(o.device)
              if gen is not None else ember.ones_like(o)).requires_grad_()
             for o in outs)
     grad_outputs = _as_tuple(grad_outputs)
