@@ -247,12 +247,13 @@ EMBER_HD_INLINE void sincos_2pi(F u, F& s, F& c) {
   const F r = sub(x, q);
   F sp, cp;
   sincos_poly<F>(mul(r, F(1.57079632679489661923)), sp, cp);
-  switch (static_cast<int>(q) & 3) {
-    case 0: s = sp; c = cp; break;
-    case 1: s = cp; c = -sp; break;
-    case 2: s = -sp; c = -cp; break;
-    default: s = -cp; c = sp; break;
-  }
+  // Quadrant q: (s, c) = (sp, cp), (cp, -sp), (-sp, -cp), (-cp, sp) for q = 0..3,
+  // by selects and sign flips, not a branch (q differs from thread to thread).
+  const int qi = static_cast<int>(q);
+  const bool swap = qi & 1;
+  const F s0 = swap ? cp : sp, c0 = swap ? sp : cp;
+  s = (qi & 2) ? -s0 : s0;
+  c = ((qi + 1) & 2) ? -c0 : c0;
 }
 
 // ---- samplers ----------------------------------------------------------------------

@@ -6,8 +6,9 @@
 //   A row splits into S segments (grid.y) when there are too few rows to fill
 //   the GPU or a row is long: each thread then folds at most kSerial vectors
 //   (so float32 sums stay accurate: the rest is a tree).
-// - column_kernel: blocks of 32 columns x 8 row lanes; each warp reads 32
-//   neighbouring elements of a row; the 8 lanes combine in shared memory.
+// - column_kernel: blocks of 32 column groups x 8 row lanes; each warp reads
+//   32 neighbouring elements of a row, or 32 vectors of 2-4 (16 bytes for
+//   float) when the columns are aligned; the 8 lanes combine in shared memory.
 // - finish_kernel: when S > 1, one warp per output combines the S partial
 //   results from the workspace and writes the output.
 // Everything runs on the current stream; the workspace comes from the caching
@@ -117,52 +118,94 @@ struct ColumnArgs {
   int64_t outputs, cols, colblocks, len, stride;  // stride in elements
   int64_t seg_len;
   int segs;
+  bool vec;  // each thread reads column_vec<In>() neighbouring columns with one load
   void* workspace;
   ReduceOutputs outs;
 };
 
-template <typename Op, typename In>
-__global__ void column_kernel(Op op, ColumnArgs a) {
-  using Acc = typename Op::acc_t;
+// Columns a thread covers with one vector load: 16 bytes for 4- and 8-byte types
+// (8 for 2-byte ones, 4 for bytes); each warp row read is then 128-512 contiguous bytes.
+template <typename In>
+constexpr int column_vec() { return sizeof(In) == 8 ? 2 : 4; }
+
+template <typename In, int V>
+struct alignas(sizeof(In) * V) ColumnVec {
+  In v[V];
+};
+
+// Folds rows [lo, hi) of this thread's lane (ty, ty + 8, ...) into acc[0..V).
+// Loads of U rows are issued before their folds (the fold order is unchanged):
+// enough bytes in flight per thread to reach bandwidth.
+template <int V, typename Op, typename In, typename Acc>
+__device__ __forceinline__ void column_fold(const Op& op, const In* x, int64_t stride, int64_t lo,
+                                            int64_t hi, int ty, Acc (&acc)[V]) {
   using C = typename Op::compute_t;
+  using Vec = ColumnVec<In, V>;
+  constexpr int U = V == 1 ? 8 : 4;
+  int64_t r = lo + ty;
+  for (; r + 8 * (U - 1) < hi; r += 8 * U) {
+    Vec v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = *reinterpret_cast<const Vec*>(x + (r + 8 * u) * stride);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+#pragma unroll
+      for (int c = 0; c < V; ++c) acc[c] = op.fold(acc[c], convert<C>(v[u].v[c]), r + 8 * u);
+    }
+  }
+  for (; r < hi; r += 8) {
+    const Vec v = *reinterpret_cast<const Vec*>(x + r * stride);
+#pragma unroll
+    for (int c = 0; c < V; ++c) acc[c] = op.fold(acc[c], convert<C>(v.v[c]), r);
+  }
+}
+
+template <int V, typename Op, typename In>
+__device__ __forceinline__ void column_body(const Op& op, const ColumnArgs& a) {
+  using Acc = typename Op::acc_t;
   __shared__ Acc lanes[8][33];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int64_t cb = blockIdx.x % a.colblocks, outer = blockIdx.x / a.colblocks;
-  const int64_t j = cb * 32 + tx;
+  const int64_t j = (cb * 32 + tx) * V;  // first column of this thread
   const int64_t o = outer * a.cols + j;
   const int seg = blockIdx.y;
-  Acc acc = op.identity();
+  Acc acc[V];
+#pragma unroll
+  for (int c = 0; c < V; ++c) acc[c] = op.identity();
   if (j < a.cols) {
     int64_t off[1];
     a.kept.get(o, off);
     const In* x = reinterpret_cast<const In*>(a.data + off[0]);
     const int64_t lo = seg * a.seg_len;
     const int64_t hi = lo + a.seg_len < a.len ? lo + a.seg_len : a.len;
-    // Loads of U rows are issued before their folds (the fold order is unchanged):
-    // U times the bytes in flight per thread, which a column sum needs to reach bandwidth.
-    constexpr int U = 8;
-    int64_t r = lo + ty;
-    for (; r + 8 * (U - 1) < hi; r += 8 * U) {
-      In v[U];
+    column_fold<V>(op, x, a.stride, lo, hi, ty, acc);
+  }
 #pragma unroll
-      for (int u = 0; u < U; ++u) v[u] = x[(r + 8 * u) * a.stride];
+  for (int c = 0; c < V; ++c) {
+    if (c > 0) __syncthreads();  // lanes[0] of the previous column has been read
+    lanes[ty][tx] = acc[c];
+    __syncthreads();
+    if (ty == 0 && j < a.cols) {
 #pragma unroll
-      for (int u = 0; u < U; ++u) acc = op.fold(acc, convert<C>(v[u]), r + 8 * u);
+      for (int w = 4; w > 0; w /= 2) {
+        for (int k = 0; k < w; ++k) lanes[k][tx] = op.combine(lanes[k][tx], lanes[k + w][tx]);
+      }
+      const Acc r = lanes[0][tx];
+      if (a.segs == 1) {
+        write_result(a.outs, o + c, op.project(r));
+      } else {
+        static_cast<Acc*>(a.workspace)[(o + c) * a.segs + seg] = r;
+      }
     }
-    for (; r < hi; r += 8) acc = op.fold(acc, convert<C>(x[r * a.stride]), r);
   }
-  lanes[ty][tx] = acc;
-  __syncthreads();
-  if (ty != 0 || j >= a.cols) return;
-#pragma unroll
-  for (int w = 4; w > 0; w /= 2) {
-    for (int k = 0; k < w; ++k) lanes[k][tx] = op.combine(lanes[k][tx], lanes[k + w][tx]);
-  }
-  acc = lanes[0][tx];
-  if (a.segs == 1) {
-    write_result(a.outs, o, op.project(acc));
+}
+
+template <typename Op, typename In>
+__global__ void column_kernel(Op op, ColumnArgs a) {
+  if (a.vec) {
+    column_body<column_vec<In>(), Op, In>(op, a);
   } else {
-    static_cast<Acc*>(a.workspace)[o * a.segs + seg] = acc;
+    column_body<1, Op, In>(op, a);
   }
 }
 
@@ -224,13 +267,19 @@ struct Runner {
       }
     } else {
       const int64_t N = plan.kept.shape[0];
-      const int64_t colblocks = ceil_div(N, 32);
+      // Vector loads along the columns when every column group starts aligned.
+      constexpr int V = column_vec<In>();
+      const int64_t vbytes = int64_t(sizeof(In)) * V;
+      bool vec = N % V == 0 && plan.stride_r % V == 0 &&
+                 reinterpret_cast<uintptr_t>(plan.kept.data[0]) % vbytes == 0;
+      for (int d = 1; d < plan.kept.ndim && vec; ++d) vec = plan.kept.strides[0][d] % vbytes == 0;
+      const int64_t colblocks = ceil_div(N, int64_t(32) * (vec ? V : 1));
       const int64_t blocks = colblocks * (M / N);
       int64_t s = ceil_div(R, int64_t(8) * kSerial);
       s = std::max(s, std::min(ceil_div(want_blocks, blocks), ceil_div(R, 8)));
       s = std::min<int64_t>(std::max<int64_t>(s, 1), 65535);
       ColumnArgs a{OffsetCalc<1>(plan.kept), plan.kept.data[0], M, N, colblocks, R,
-                   plan.stride_r, ceil_div(R, s), 0, nullptr, outs};
+                   plan.stride_r, ceil_div(R, s), 0, vec, nullptr, outs};
       segs = static_cast<int>(ceil_div(R, std::max<int64_t>(a.seg_len, 1)));
       if (segs < 1) segs = 1;
       a.segs = segs;
