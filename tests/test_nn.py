@@ -327,6 +327,38 @@ def test_cross_entropy_and_nll_with_class_indices(reduction, weighted):
     assert ember.autograd.gradcheck(lambda a: ce(a, t), (x,))
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_ignore_index_that_is_a_valid_class(reduction, weighted):
+    # ignore_index=2 is also a class index: rows with target 2 take no part (nor in the mean)
+    x = leaf(7, 4, low=-2, high=2)
+    t = ember.tensor([0, 2, 1, 2, 3, 2, 1])
+    w = ember.tensor([0.5, 1.0, 2.0, 1.5], dtype=ember.float64) if weighted else None
+    ref = _nll_ref(_log_softmax(npy(x)), npy(t), npy(w) if weighted else None, ignore=2,
+                   reduction=reduction)
+    ce = nn.CrossEntropyLoss(weight=w, reduction=reduction, ignore_index=2)
+    np.testing.assert_allclose(npy(ce(x, t)), ref, rtol=1e-10)
+    np.testing.assert_allclose(npy(F.nll_loss(F.log_softmax(x, 1), t, weight=w, ignore_index=2,
+                                              reduction=reduction)), ref, rtol=1e-10)
+    assert ember.autograd.gradcheck(lambda a: ce(a, t), (x,))
+    # label smoothing leaves the ignored rows out too
+    ls = 0.2
+    logp = _log_softmax(npy(x))
+    valid = npy(t) != 2
+    wv = np.ones(4) if w is None else npy(w)
+    smooth = -(logp * wv).sum(1) * valid
+    if reduction == "none":
+        sm = smooth
+    elif reduction == "sum":
+        sm = smooth.sum()
+    elif w is None:
+        sm = smooth.sum() / valid.sum()
+    else:
+        sm = smooth.sum() / (wv[np.where(valid, npy(t), 0)] * valid).sum()
+    got = F.cross_entropy(x, t, weight=w, ignore_index=2, reduction=reduction, label_smoothing=ls)
+    np.testing.assert_allclose(npy(got), (1 - ls) * ref + ls / 4 * sm, rtol=1e-10)
+
+
 def test_cross_entropy_label_smoothing_and_probabilities():
     x = leaf(5, 3, low=-2, high=2)
     t = ember.tensor([0, 2, 1, 1, 0])

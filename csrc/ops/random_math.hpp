@@ -113,6 +113,28 @@ EMBER_HD_INLINE double fma_(double a, double b, double c) {
 #endif
 }
 
+// ---- bit casts (conversions between int and float are quarter-rate on the GPU:
+// the float paths below build floats from bits instead) ------------------------------
+
+EMBER_HD_INLINE float float_from_bits(uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(b);
+#else
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+#endif
+}
+EMBER_HD_INLINE uint32_t bits_of(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+#endif
+}
+
 // ---- uniform bits ------------------------------------------------------------------
 
 // k * 2^-D for the top D bits of w: exactly representable in a type with D
@@ -132,24 +154,16 @@ EMBER_HD_INLINE double uniform_double(uint32_t hi, uint32_t lo) {
 // |s| <= 0.1716, by its odd series in s (Horner in z = s^2).
 
 EMBER_HD_INLINE float log_(float x) {
-  uint32_t bits;
-#if defined(__CUDA_ARCH__)
-  bits = __float_as_uint(x);
-#else
-  std::memcpy(&bits, &x, 4);
-#endif
-  int k = static_cast<int>((bits >> 23) & 0xFFu) - 127;
+  uint32_t bits = bits_of(x);
+  uint32_t e = (bits >> 23) & 0xFFu;          // biased exponent
   bits = (bits & 0x007FFFFFu) | 0x3F800000u;  // m in [1, 2)
   if (bits > 0x3FB504F3u) {                   // m > sqrt(2): halve it
     bits -= 0x00800000u;
-    ++k;
+    ++e;
   }
-  float m;
-#if defined(__CUDA_ARCH__)
-  m = __uint_as_float(bits);
-#else
-  std::memcpy(&m, &bits, 4);
-#endif
+  const float m = float_from_bits(bits);
+  // k = e - 127 as a float, exactly: (2^23 + e) - (2^23 + 127).
+  const float k = sub(float_from_bits(0x4B000000u | e), 8388735.0f);
   const float s = div(sub(m, 1.0f), add(m, 1.0f));
   const float z = mul(s, s);
   // z <= 0.0295: the terms after z^4 / 9 are below float's rounding.
@@ -159,7 +173,7 @@ EMBER_HD_INLINE float log_(float x) {
   p = fma_(p, z, static_cast<float>(1.0 / 3));
   p = fma_(p, z, 1.0f);
   const float t = mul(add(s, s), p);
-  return fma_(static_cast<float>(k), 0.693147180559945309f, t);
+  return fma_(k, 0.693147180559945309f, t);
 }
 
 EMBER_HD_INLINE double log_(double x) {
@@ -256,6 +270,23 @@ EMBER_HD_INLINE void sincos_2pi(F u, F& s, F& c) {
   c = ((qi + 1) & 2) ? -c0 : c0;
 }
 
+// float: x = 4u rounds to the nearest integer q by adding 1.5 * 2^23 (ties to
+// even; |r| <= 1/2 either way), and q's low bits are read from the sum's bits.
+template <>
+EMBER_HD_INLINE void sincos_2pi<float>(float u, float& s, float& c) {
+  const float x = mul(u, 4.0f);
+  const float t = add(x, 12582912.0f);
+  const float q = sub(t, 12582912.0f);
+  const float r = sub(x, q);
+  float sp, cp;
+  sincos_poly<float>(mul(r, 1.57079632679489661923f), sp, cp);
+  const uint32_t qi = bits_of(t);
+  const bool swap = qi & 1u;
+  const float s0 = swap ? cp : sp, c0 = swap ? sp : cp;
+  s = (qi & 2u) ? -s0 : s0;
+  c = ((qi + 1u) & 2u) ? -c0 : c0;
+}
+
 // ---- samplers ----------------------------------------------------------------------
 
 // D-bit uniforms in [0, 1): one word each (D <= 24) or two (D = 53).
@@ -291,8 +322,10 @@ struct Normal {
     if constexpr (sizeof(Acc) == 8) {
       pair(sub(1.0, uniform_double(w.w[0], w.w[1])), uniform_double(w.w[2], w.w[3]), out);
     } else {
-      pair(sub(1.0f, uniform_float<24>(w.w[0])), uniform_float<24>(w.w[1]), out);
-      pair(sub(1.0f, uniform_float<24>(w.w[2])), uniform_float<24>(w.w[3]), out + 2);
+      // m in [1, 2) from 23 random bits, exactly: u1 = 2 - m in (0, 1], u2 = m - 1 in [0, 1).
+      auto unit = [](uint32_t w) { return float_from_bits(0x3F800000u | (w >> 9)); };
+      pair(sub(2.0f, unit(w.w[0])), sub(unit(w.w[1]), 1.0f), out);
+      pair(sub(2.0f, unit(w.w[2])), sub(unit(w.w[3]), 1.0f), out + 2);
     }
   }
 };

@@ -167,13 +167,16 @@ def _check_nll_shapes(input, target):
                            f"got {tuple(target.shape)}")
 
 
-def _target_weights(x, t, weight):
+def _target_weights(x, t, weight, ignore_index=-100):
     """[M, C] weights picking each row's target class (times its class weight); rows
     whose target is ignore_index (or any other value outside [0, C)) get none. A
     comparison with the class indices instead of indexing: no host synchronisation
     on the GPU."""
     classes = ember.arange(x.shape[1], device=x.device)
-    w = (t.unsqueeze(1) == classes).to(x.dtype)
+    picked = t.unsqueeze(1) == classes
+    if 0 <= ignore_index < x.shape[1]:  # an ignored class that is also a valid index
+        picked = picked & (t != ignore_index).unsqueeze(1)
+    w = picked.to(x.dtype)
     if weight is not None:
         w = w * weight.to(device=x.device, dtype=x.dtype)
     return w
@@ -194,7 +197,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         bad = ((t < 0) | (t >= c)) & (t != ignore_index)
         if bool(bad.any()):
             raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
-    w = _target_weights(x, t, weight)
+    w = _target_weights(x, t, weight, ignore_index)
     loss = -(x * w).sum(1)
     if reduction == "none":
         return loss.reshape(target.shape)
@@ -246,7 +249,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     elif weight is None:
         smooth = smooth.sum() / valid.sum()
     else:
-        smooth = smooth.sum() / _target_weights(x, t, weight).sum()
+        smooth = smooth.sum() / _target_weights(x, t, weight, ignore_index).sum()
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)
 
 
