@@ -3,9 +3,9 @@
 //
 // Each thread takes Philox blocks b = global id, global id + grid size, ...
 // (a grid-stride loop), computes the block's four words, turns them into E
-// values and writes elements b*E .. b*E+E-1. Contiguous outputs are written
-// with one vector store per block (a float4 for float32) when aligned; other
-// layouts compute each element's address from its logical index. The values
+// values and writes elements b*E .. b*E+E-1. Contiguous aligned outputs have
+// a kernel of their own writing one vector store per block (a float4 for
+// float32); other layouts compute each element's address from its logical index. The values
 // depend on the block index only, never on the grid.
 #include <algorithm>
 #include <atomic>
@@ -22,10 +22,42 @@ namespace {
 
 using namespace cuda_loops;
 
+// Contiguous, aligned outputs: one vector store per Philox block and no
+// address arithmetic, in a kernel of its own (the general one's registers
+// would cost this one occupancy). The last, partial block is written by
+// thread 0 element by element.
 template <typename T, typename S, typename M>
 __global__ void __launch_bounds__(kThreads)
-    random_kernel(rnd::Logical out, int64_t n, uint64_t seed, uint64_t offset, S sampler, M map,
-                  bool vector_store) {
+    random_contig_kernel(T* out, int64_t n, uint64_t seed, uint64_t offset, S sampler, M map) {
+  using Acc = typename S::Acc;
+  constexpr int E = S::E;
+  const int64_t full = n / E;
+  for (int64_t b = global_id(); b < full; b += grid_size()) {
+    const philox::Words w = philox::block(seed, offset + static_cast<uint64_t>(b));
+    Acc v[E];
+    sampler(w, v);
+    const int64_t i0 = b * E;
+    Vec<T, E> vec;
+#pragma unroll
+    for (int e = 0; e < E; ++e) vec.v[e] = map(v[e], i0 + e);
+    *reinterpret_cast<Vec<T, E>*>(out + i0) = vec;
+  }
+  if (full * E < n && global_id() == 0) {
+    const philox::Words w = philox::block(seed, offset + static_cast<uint64_t>(full));
+    Acc v[E];
+    sampler(w, v);
+    const int64_t i0 = full * E;
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+      if (i0 + e < n) out[i0 + e] = map(v[e], i0 + e);
+    }
+  }
+}
+
+// Any other layout: each element's address from its logical index.
+template <typename T, typename S, typename M>
+__global__ void __launch_bounds__(kThreads)
+    random_kernel(rnd::Logical out, int64_t n, uint64_t seed, uint64_t offset, S sampler, M map) {
   using Acc = typename S::Acc;
   constexpr int E = S::E;
   const int64_t blocks = (n + E - 1) / E;
@@ -36,16 +68,9 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t i0 = b * E;
     if (out.ndim == 0) {
       T* p = reinterpret_cast<T*>(out.data) + i0;
-      if (vector_store && i0 + E <= n) {
-        Vec<T, E> vec;
 #pragma unroll
-        for (int e = 0; e < E; ++e) vec.v[e] = map(v[e], i0 + e);
-        *reinterpret_cast<Vec<T, E>*>(p) = vec;
-      } else {
-#pragma unroll
-        for (int e = 0; e < E; ++e) {
-          if (i0 + e < n) p[e] = map(v[e], i0 + e);
-        }
+      for (int e = 0; e < E; ++e) {
+        if (i0 + e < n) p[e] = map(v[e], i0 + e);
       }
     } else {
 #pragma unroll
@@ -60,13 +85,13 @@ __global__ void __launch_bounds__(kThreads)
 // register use lets each SM hold, asked once per kernel and device): a
 // partial second wave would leave most SMs idle at the end. Each thread then
 // loops over several Philox blocks.
-template <typename T, typename S, typename M>
+template <auto kernel>  // one cached occupancy per kernel
 unsigned grid_for(int64_t philox_blocks, int device) {
   static std::atomic<int> resident[cuda::kMaxDevices] = {};  // blocks per SM; 0: not asked
   int per_sm = resident[device].load(std::memory_order_relaxed);
   if (per_sm == 0) {
     EMBER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, reinterpret_cast<const void*>(&random_kernel<T, S, M>), kThreads, 0));
+        &per_sm, reinterpret_cast<const void*>(kernel), kThreads, 0));
     per_sm = per_sm > 0 ? per_sm : 1;
     resident[device].store(per_sm, std::memory_order_relaxed);
   }
@@ -93,8 +118,15 @@ struct CudaRunner {
         l.ndim == 0 && reinterpret_cast<uintptr_t>(l.data) % sizeof(Vec<T, E>) == 0;
     const PhiloxState st = gen.reserve(blocks);
     cudaStream_t stream = cuda::current_stream(dev).handle();
-    random_kernel<T, S, M><<<grid_for<T, S, M>(static_cast<int64_t>(blocks), dev), kThreads, 0,
-                             stream>>>(l, n, st.seed, st.offset, sampler, map, vector_store);
+    if (vector_store) {
+      const unsigned grid = grid_for<&random_contig_kernel<T, S, M>>(static_cast<int64_t>(blocks), dev);
+      random_contig_kernel<T, S, M><<<grid, kThreads, 0, stream>>>(
+          reinterpret_cast<T*>(l.data), n, st.seed, st.offset, sampler, map);
+    } else {
+      const unsigned grid = grid_for<&random_kernel<T, S, M>>(static_cast<int64_t>(blocks), dev);
+      random_kernel<T, S, M><<<grid, kThreads, 0, stream>>>(
+          l, n, st.seed, st.offset, sampler, map);
+    }
     EMBER_KERNEL_LAUNCH_CHECK();
   }
 };
