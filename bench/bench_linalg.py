@@ -47,24 +47,31 @@ def run(table):
     tflops = lambda flops, s: flops / s / 1e12  # noqa: E731
 
     def compare(name, shape_a, shape_b, dtype_name, tf32=False, transpose_a=False, bmm=False):
-        ember.backends.cuda.matmul.allow_tf32 = tf32
-        ea, eb = _pair(ember, shape_a, shape_b, dtype_name, transpose_a)
-        op_e = (lambda: ember.bmm(ea, eb)) if bmm else (lambda: ea @ eb)
+        # ember and torch samples alternate (power and clocks drift over a run: a
+        # library measured right after a hot stretch would be penalised)
         m, k = shape_a[-2], shape_a[-1]
         n = shape_b[-1]
         batch = shape_a[0] if bmm else 1
         flops = 2.0 * batch * m * n * k
-        e = tflops(flops, _gpu_seconds(op_e, ember.cuda.Event, e_sync))
-        del ea, eb
-        t = None
+        ea, eb = _pair(ember, shape_a, shape_b, dtype_name, transpose_a)
+        op_e = (lambda: ember.bmm(ea, eb)) if bmm else (lambda: ea @ eb)
+        e_samples, t_samples = [], []
         if torch:
-            torch.backends.cuda.matmul.allow_tf32 = tf32
             ta, tb = _pair(torch, shape_a, shape_b, dtype_name, transpose_a)
             op_t = (lambda: torch.bmm(ta, tb)) if bmm else (lambda: ta @ tb)
-            t = tflops(flops, _gpu_seconds(op_t, torch.cuda.Event, t_sync))
+        for _ in range(5):
+            ember.backends.cuda.matmul.allow_tf32 = tf32
+            e_samples.append(_gpu_seconds(op_e, ember.cuda.Event, e_sync, repeat=3))
+            ember.backends.cuda.matmul.allow_tf32 = False
+            if torch:
+                torch.backends.cuda.matmul.allow_tf32 = tf32
+                t_samples.append(_gpu_seconds(op_t, torch.cuda.Event, t_sync, repeat=3))
+                torch.backends.cuda.matmul.allow_tf32 = False
+        del ea, eb
+        if torch:
             del ta, tb
-            torch.backends.cuda.matmul.allow_tf32 = False
-        ember.backends.cuda.matmul.allow_tf32 = False
+        e = tflops(flops, statistics.median(e_samples))
+        t = tflops(flops, statistics.median(t_samples)) if torch else None
         met = None if t is None else e >= 0.97 * t
         table.add(name, e, t, "TFLOP/s", higher_is_better=True, target=">= 0.97x torch", met=met)
 
