@@ -41,8 +41,16 @@ void gemm(int device, const Gemm& g);
 // C = alpha * op(A) @ op(B) + bias, where bias (g.dtype, m elements,
 // contiguous) is added to every column, fused into cublasLtMatmul with
 // CUBLASLT_EPILOGUE_BIAS. g.beta must be 0. Returns false (having done
-// nothing) when cuBLASLt offers no algorithm for the problem.
+// nothing) when cuBLASLt offers no algorithm for the problem. Plans
+// (descriptors and the heuristic's algorithm) are cached per thread, device
+// and problem, pointer alignments included.
 bool gemm_bias(int device, const Gemm& g, const void* bias);
+
+// Small float32/float64 products (m * n * k <= kSmallGemm, one matrix) through
+// cublasLtMatmul with a cached plan: the per-call host cost of a product is
+// then one cuBLAS call. Returns false (having done nothing) for other problems.
+constexpr int64_t kSmallGemm = int64_t(1) << 21;  // e.g. 128^3
+bool gemm_small(int device, const Gemm& g);
 
 }  // namespace ember::ops::blas
 
