@@ -20,6 +20,12 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 t0=$(date +%s)
 python3 -m pip install -q --no-build-isolation --no-deps . > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
+# The GPU machine has no network: the notebook test's Jupyter packages come as wheels
+# carried in .shared/wheels (pip download ... nbclient nbformat ipykernel), when present.
+if [ -d .shared/wheels ]; then
+  python3 -m pip install -q --no-index --find-links .shared/wheels nbclient nbformat ipykernel \
+    > "$OUT/wheels.log" 2>&1 && echo "jupyter wheels installed" || tail -5 "$OUT/wheels.log"
+fi
 python3 -m pytest -q -p no:cacheprovider -rfE > "$OUT/pytest.log" 2>&1
 rc=$?
 grep -E "^(FAILED|ERROR)" "$OUT/pytest.log" | head -30
