@@ -26,24 +26,8 @@ from ember.utils.data._utils.pin_memory import pin_memory
 Point = collections.namedtuple("Point", ["x", "y"])
 
 
-class _SeededGenerator:
-    """Stands in for ember.Generator until it exists: what the data utilities use of it."""
-
-    def __init__(self):
-        self._seed = 0
-
-    def manual_seed(self, seed):
-        self._seed = seed
-        return self
-
-    def initial_seed(self):
-        return self._seed
-
-
 def generator(seed):
-    g = ember.Generator() if hasattr(ember, "Generator") else _SeededGenerator()
-    g.manual_seed(seed)
-    return g
+    return ember.Generator().manual_seed(seed)
 
 
 def worker_threads():
@@ -242,6 +226,7 @@ def test_random_sampler_errors():
         RandomSampler([])
     with pytest.raises(TypeError, match="generator must be an ember.Generator"):
         list(RandomSampler(range(3), generator=42))
+    assert len(list(RandomSampler(range(3)))) == 3  # still usable
 
 
 def test_subset_random_sampler():
@@ -286,196 +271,94 @@ def test_batch_sampler():
         BatchSampler(range(3), 2, None)
 
 
-def test_rng_streams():
+def test_rng_draws_are_embers_generator_calls():
     g = generator(11)
     a = rng.randperm(20, g)
     b = rng.randperm(20, g)
     assert sorted(a) == list(range(20)) and a != b
-    g.manual_seed(12)  # a new seed restarts the stream
-    c = rng.randperm(20, g)
-    assert c == rng.randperm(20, generator(12))
+    h = generator(11)
+    assert a == ember.randperm(20, generator=h).tolist()
+    assert b == ember.randperm(20, generator=h).tolist()
+    g.manual_seed(11)  # reseeding rewinds the stream
+    assert rng.randperm(20, g) == a
     assert 0 <= rng.random_seed(g) < 2 ** 63
     assert all(0 <= v < 7 for v in rng.randint(7, 50, g))
+    h = generator(3)
+    assert rng.multinomial([1.0, 0.0, 2.0], 5, True, generator(3)) == ember.multinomial(
+        ember.tensor([1.0, 0.0, 2.0], dtype=ember.float64), 5, True, generator=h).tolist()
+    assert g.get_state().tolist() != generator(11).get_state().tolist()  # the draws advanced it
 
 
-# ---- collation -----------------------------------------------------------------------
-
-def test_default_collate_tensors_numbers_strings():
-    out = default_collate([ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0])])
-    assert out.shape == (2, 2) and out.tolist() == [[1.0, 2.0], [3.0, 4.0]]
-    f = default_collate([1.5, 2.5])
-    assert f.dtype == ember.float64 and f.tolist() == [1.5, 2.5]
-    i = default_collate([1, 2, 3])
-    assert i.dtype == ember.int64 and i.tolist() == [1, 2, 3]
-    b = default_collate([True, False])
-    assert b.dtype == ember.bool and b.tolist() == [True, False]
-    assert default_collate(["a", "b"]) == ["a", "b"]
-    assert default_collate([b"a", b"b"]) == [b"a", b"b"]
+def test_rng_rejects_what_is_not_an_ember_generator():
+    for bad in (42, "seed", object()):
+        with pytest.raises(TypeError, match="generator must be an ember.Generator or None, got"):
+            rng.randperm(3, bad)
+    assert sorted(rng.randperm(5)) == list(range(5))  # still usable
 
 
-def test_default_collate_numpy():
-    out = default_collate([np.arange(3, dtype=np.float32), np.ones(3, dtype=np.float32)])
-    assert isinstance(out, ember.Tensor) and out.dtype == ember.float32
-    assert out.tolist() == [[0, 1, 2], [1, 1, 1]]
-    s = default_collate([np.int32(4), np.int32(5)])
-    assert s.dtype == ember.int32 and s.tolist() == [4, 5]
-    f = default_collate([np.float64(0.5), np.float64(1.5)])
-    assert f.dtype == ember.float64 and f.tolist() == [0.5, 1.5]
-    with pytest.raises(TypeError, match="default_collate: batch must contain tensors, numpy "
-                                        "arrays, numbers, dicts or lists; found <U1"):
-        default_collate([np.array(["a"]), np.array(["b"])])
+def states_equal(a, b):
+    return a.get_state().tolist() == b.get_state().tolist()
 
 
-def test_default_collate_nested_structures():
-    samples = [{"img": ember.tensor([i, i]), "meta": (i, f"s{i}"), "p": Point(float(i), [i, -i])}
-               for i in range(3)]
-    out = default_collate(samples)
-    assert set(out) == {"img", "meta", "p"}
-    assert out["img"].tolist() == [[0, 0], [1, 1], [2, 2]]
-    assert isinstance(out["meta"], list)  # tuples become lists, as in torch
-    assert out["meta"][0].tolist() == [0, 1, 2] and out["meta"][1] == ("s0", "s1", "s2")
-    assert isinstance(out["p"], Point)
-    assert out["p"].x.dtype == ember.float64
-    assert [t.tolist() for t in out["p"].y] == [[0, 1, 2], [0, -1, -2]]
-    lists = default_collate([[1, 2], [3, 4]])
-    assert isinstance(lists, list) and [t.tolist() for t in lists] == [[1, 3], [2, 4]]
+def test_random_sampler_draws_like_torch():
+    # torch's RandomSampler with a generator: num_samples // n permutations, then one
+    # more for the remainder, drawn even when the remainder is empty.
+    g, ref = generator(21), generator(21)
+    out = list(RandomSampler(range(10), generator=g))
+    assert out == ember.randperm(10, generator=ref).tolist()
+    ember.randperm(10, generator=ref)
+    assert states_equal(g, ref)
+    out = list(RandomSampler(range(4), num_samples=6, generator=g))
+    first, second = (ember.randperm(4, generator=ref).tolist() for _ in range(2))
+    assert out == first + second[:2] and states_equal(g, ref)
+    # with replacement: chunks of 32 ints, then the remainder
+    out = list(RandomSampler(range(5), replacement=True, num_samples=70, generator=g))
+    chunks = [ember.randint(5, (k,), generator=ref).tolist() for k in (32, 32, 6)]
+    assert out == chunks[0] + chunks[1] + chunks[2] and states_equal(g, ref)
 
 
-def test_default_collate_keeps_mapping_types():
-    out = default_collate([collections.OrderedDict(a=1), collections.OrderedDict(a=2)])
-    assert type(out) is collections.OrderedDict and out["a"].tolist() == [1, 2]
+def test_random_sampler_without_a_generator_follows_manual_seed():
+    # torch: a fresh generator seeded with a 63-bit draw from the default generator
+    ember.manual_seed(1234)
+    a = list(RandomSampler(range(30)))
+    ember.manual_seed(1234)
+    seed = int(ember.empty((), dtype=ember.int64).random_().item())
+    assert a == ember.randperm(30, generator=generator(seed)).tolist()
+    ember.manual_seed(1234)
+    assert list(RandomSampler(range(30))) == a
+    assert list(RandomSampler(range(30))) != a  # the default generator moved on
 
 
-def test_default_collate_errors():
-    with pytest.raises(RuntimeError, match="each element in list of batch should be of equal "
-                                           "size"):
-        default_collate([[1, 2], [3]])
-    with pytest.raises(TypeError, match="found <class 'object'>"):
-        default_collate([object(), object()])
+def test_subset_and_weighted_samplers_and_random_split_draw_from_the_generator():
+    ref = generator(8)
+    perm = ember.randperm(4, generator=ref).tolist()
+    assert list(SubsetRandomSampler([10, 20, 30, 40], generator=generator(8))) == [
+        [10, 20, 30, 40][i] for i in perm]
+    w = [0.5, 1.0, 3.0]
+    want = ember.multinomial(ember.tensor(w, dtype=ember.float64), 9, True,
+                             generator=generator(8)).tolist()
+    assert list(WeightedRandomSampler(w, 9, generator=generator(8))) == want
+    parts = random_split(range(12), [5, 7], generator=generator(8))
+    perm = ember.randperm(12, generator=generator(8)).tolist()
+    assert parts[0].indices == perm[:5] and parts[1].indices == perm[5:]
+    ember.manual_seed(99)
+    default = random_split(range(12), [5, 7])
+    ember.manual_seed(99)
+    assert [p.indices for p in random_split(range(12), [5, 7])] == [p.indices for p in default]
 
 
-def test_collate_with_a_custom_map():
-    def tensor_as_list(batch, *, collate_fn_map):
-        return [t.tolist() for t in batch]
-
-    out = collate([(ember.tensor([1]), 2), (ember.tensor([3]), 4)],
-                  collate_fn_map={ember.Tensor: tensor_as_list, int: lambda b, **k: sum(b)})
-    assert out == [[[1], [3]], 6]
-    assert ember.Tensor in default_collate_fn_map
-
-
-def test_default_convert():
-    a = np.arange(3)
-    t = default_convert(a)
-    assert isinstance(t, ember.Tensor) and t.tolist() == [0, 1, 2]
-    assert default_convert(5) == 5 and default_convert("s") == "s"
-    out = default_convert({"a": a, "b": (a, "x"), "p": Point(a, 1)})
-    assert isinstance(out["a"], ember.Tensor)
-    assert isinstance(out["b"], list) and isinstance(out["b"][0], ember.Tensor)
-    assert isinstance(out["p"], Point) and isinstance(out["p"].x, ember.Tensor)
-    strings = np.array(["a", "b"])
-    assert default_convert(strings) is strings
-
-
-def test_import_is_lazy_and_numpy_free():
-    code = ("import sys, ember; assert 'ember.utils' not in sys.modules; "
-            "import ember.utils.data; assert 'numpy' not in sys.modules, 'numpy imported'; "
-            "assert ember.utils.data.DataLoader is not None; print('ok')")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert r.returncode == 0 and "ok" in r.stdout, r.stderr
-    r = subprocess.run([sys.executable, "-c", "import ember; print(ember.utils.data.Dataset)"],
-                       capture_output=True, text=True)
-    assert r.returncode == 0 and "Dataset" in r.stdout, r.stderr
-
-
-# ---- DataLoader: order, batching, length ---------------------------------------------
-
-@pytest.mark.parametrize("n,bs,drop_last", [(10, 3, False), (10, 3, True), (9, 3, False),
-                                            (2, 5, False), (2, 5, True), (7, 1, False)])
-def test_sequential_batches_follow_the_dataset(n, bs, drop_last):
-    x = ember.arange(n * 2).reshape(n, 2)
-    loader = DataLoader(TensorDataset(x, ember.arange(n)), batch_size=bs, drop_last=drop_last)
-    batches = list(loader)
-    want = [list(range(i, min(i + bs, n))) for i in range(0, n, bs)]
-    if drop_last:
-        want = [w for w in want if len(w) == bs]
-    assert len(loader) == len(want) == len(batches)
-    for (xb, yb), w in zip(batches, want):
-        assert yb.tolist() == w
-        assert xb.tolist() == [[2 * i, 2 * i + 1] for i in w]
-
-
-@pytest.mark.parametrize("shuffle", [False, True])
-def test_gather_path_matches_per_sample_collation(shuffle):
-    # A TensorDataset is batched by one gather (or slice copy) per tensor; the
-    # result must equal what per-sample indexing + default_collate gives.
-    x = ember.arange(60, dtype=ember.float32).reshape(20, 3)
-    y = ember.arange(20, dtype=ember.int16)
-    ds = TensorDataset(x, y)
-    fast = list(DataLoader(ds, batch_size=6, shuffle=shuffle, generator=generator(1)))
-    slow = list(DataLoader(ds, batch_size=6, shuffle=shuffle, generator=generator(1),
-                           collate_fn=lambda b: default_collate(b)))
-    assert len(fast) == len(slow) == 4
-    for (fx, fy), (sx, sy) in zip(fast, slow):
-        assert fx.dtype == sx.dtype == ember.float32 and fy.dtype == sy.dtype == ember.int16
-        assert fx.tolist() == sx.tolist() and fy.tolist() == sy.tolist()
-        assert fx.is_contiguous()
-        assert not fx._is_view_of(x) and not fy._is_view_of(y)  # copies, never views
-    # out-of-range indices fail as per-sample indexing does
-    with pytest.raises(IndexError):
-        next(iter(DataLoader(ds, batch_sampler=[[18, 19, 20]])))
-    with pytest.raises(IndexError):
-        next(iter(DataLoader(ds, batch_sampler=[[25, 3]])))
-    assert next(iter(DataLoader(ds, batch_sampler=[[-1, 0]])))[1].tolist() == [19, 0]
-
-
-def test_batch_size_none_yields_samples():
-    loader = DataLoader(Squares(4), batch_size=None)
-    out = list(loader)
-    assert len(loader) == 4
-    assert [o[1] for o in out] == [0, 1, 4, 9]
-    assert isinstance(out[0], list)  # default_convert: tuples become lists
-
-
-def test_custom_sampler_and_batch_sampler():
-    loader = DataLoader(Squares(6), sampler=[5, 0, 3], batch_size=2)
-    assert [b[1].tolist() for b in loader] == [[25, 0], [9]]
-    loader = DataLoader(Squares(6), batch_sampler=[[1, 2], [4]])
-    assert [b[1].tolist() for b in loader] == [[1, 4], [16]]
-    assert len(loader) == 2
-
-
-def test_collate_fn_is_used():
-    loader = DataLoader(Squares(4), batch_size=2, collate_fn=lambda b: [s[1] for s in b])
-    assert list(loader) == [[0, 1], [4, 9]]
-
-
-def test_iterable_dataset_batches_and_length():
-    loader = DataLoader(Range(0, 7), batch_size=3)
-    assert [b.tolist() for b in loader] == [[0, 1, 2], [3, 4, 5], [6]]
-    loader = DataLoader(Range(0, 7), batch_size=3, drop_last=True)
-    assert [b.tolist() for b in loader] == [[0, 1, 2], [3, 4, 5]]
-
-    class Sized(Range):
-        def __len__(self):
-            return self.stop - self.start
-
-    assert len(DataLoader(Sized(0, 7), batch_size=3)) == 3
-    assert len(DataLoader(Sized(0, 7), batch_size=3, drop_last=True)) == 2
-    assert len(DataLoader(Sized(0, 7), batch_size=None)) == 7
-    with pytest.raises(TypeError):
-        len(DataLoader(Range(0, 7)))
-
-
-def test_iterable_dataset_longer_than_its_len_warns():
-    class Liar(Range):
-        def __len__(self):
-            return 2
-
-    loader = DataLoader(Liar(0, 3), batch_size=None)
-    assert len(loader) == 2
-    with pytest.warns(UserWarning, match="was reported to be 2"):
-        assert list(loader) == [0, 1, 2]
+def test_dataloader_epoch_draws_like_torch():
+    # Each epoch: the workers' base seed (one int64 random_), then the sampler's
+    # permutation and its remainder permutation, all from loader.generator.
+    ds = TensorDataset(ember.arange(12))
+    g, ref = generator(5), generator(5)
+    loader = DataLoader(ds, batch_size=5, shuffle=True, generator=g)
+    for _ in range(2):
+        order = [i for (b,) in loader for i in b.tolist()]
+        ember.empty((), dtype=ember.int64).random_(generator=ref)
+        assert order == ember.randperm(12, generator=ref).tolist()
+        ember.randperm(12, generator=ref)
+        assert states_equal(g, ref)
 
 
 # ---- shuffling ----------------------------------------------------------------------
