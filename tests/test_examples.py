@@ -55,11 +55,11 @@ def test_heavy_compute_prints_both_times():
     assert float(m.group(1)) > 0 and float(m.group(2)) > 0
 
 
-def test_training_examples_report_a_falling_loss():
-    for name in ("training_loop.py", "mixed_precision.py"):
-        out = run(ROOT / "examples" / name, *ARGS[name])
-        first, last = map(float, re.search(r"loss fell from ([\d.]+) to ([\d.]+)", out).groups())
-        assert last < first
+@pytest.mark.parametrize("name", ["training_loop.py", "mixed_precision.py"])
+def test_training_examples_report_a_falling_loss(name):
+    out = run(ROOT / "examples" / name, *ARGS[name])
+    first, last = map(float, re.search(r"loss fell from ([\d.]+) to ([\d.]+)", out).groups())
+    assert last < first
 
 
 def test_examples_reject_bad_arguments():
