@@ -296,37 +296,65 @@ def test_rng_rejects_what_is_not_an_ember_generator():
     assert sorted(rng.randperm(5)) == list(range(5))  # still usable
 
 
-def states_equal(a, b):
-    return a.get_state().tolist() == b.get_state().tolist()
+def _library(name):
+    """(the library, its utils.data) for the draw-sequence tests: ember, or torch as the
+    oracle that the sequences assumed here are torch's."""
+    if name == "torch":
+        torch = pytest.importorskip("torch")
+        import torch.utils.data as torch_data
+        return torch, torch_data
+    import ember.utils.data as ember_data
+    return ember, ember_data
 
 
-def test_random_sampler_draws_like_torch():
-    # torch's RandomSampler with a generator: num_samples // n permutations, then one
-    # more for the remainder, drawn even when the remainder is empty.
-    g, ref = generator(21), generator(21)
-    out = list(RandomSampler(range(10), generator=g))
-    assert out == ember.randperm(10, generator=ref).tolist()
-    ember.randperm(10, generator=ref)
-    assert states_equal(g, ref)
-    out = list(RandomSampler(range(4), num_samples=6, generator=g))
-    first, second = (ember.randperm(4, generator=ref).tolist() for _ in range(2))
-    assert out == first + second[:2] and states_equal(g, ref)
+@pytest.mark.parametrize("lib_name", ["ember", "torch"])
+def test_random_sampler_draws_like_torch(lib_name):
+    # RandomSampler with a generator: num_samples // n permutations, then one more
+    # for the remainder, drawn even when the remainder is empty.
+    lib, data = _library(lib_name)
+    state = lambda g: g.get_state().tolist()  # noqa: E731
+    g, ref = lib.Generator().manual_seed(21), lib.Generator().manual_seed(21)
+    out = list(data.RandomSampler(range(10), generator=g))
+    assert out == lib.randperm(10, generator=ref).tolist()
+    lib.randperm(10, generator=ref)
+    assert state(g) == state(ref)
+    out = list(data.RandomSampler(range(4), num_samples=6, generator=g))
+    first, second = (lib.randperm(4, generator=ref).tolist() for _ in range(2))
+    assert out == first + second[:2] and state(g) == state(ref)
     # with replacement: chunks of 32 ints, then the remainder
-    out = list(RandomSampler(range(5), replacement=True, num_samples=70, generator=g))
-    chunks = [ember.randint(5, (k,), generator=ref).tolist() for k in (32, 32, 6)]
-    assert out == chunks[0] + chunks[1] + chunks[2] and states_equal(g, ref)
+    out = list(data.RandomSampler(range(5), replacement=True, num_samples=70, generator=g))
+    chunks = [lib.randint(5, (k,), generator=ref).tolist() for k in (32, 32, 6)]
+    assert out == chunks[0] + chunks[1] + chunks[2] and state(g) == state(ref)
 
 
-def test_random_sampler_without_a_generator_follows_manual_seed():
-    # torch: a fresh generator seeded with a 63-bit draw from the default generator
-    ember.manual_seed(1234)
-    a = list(RandomSampler(range(30)))
-    ember.manual_seed(1234)
-    seed = int(ember.empty((), dtype=ember.int64).random_().item())
-    assert a == ember.randperm(30, generator=generator(seed)).tolist()
-    ember.manual_seed(1234)
-    assert list(RandomSampler(range(30))) == a
-    assert list(RandomSampler(range(30))) != a  # the default generator moved on
+@pytest.mark.parametrize("lib_name", ["ember", "torch"])
+def test_random_sampler_without_a_generator_follows_manual_seed(lib_name):
+    # a fresh generator seeded with a 63-bit draw from the default generator
+    lib, data = _library(lib_name)
+    lib.manual_seed(1234)
+    a = list(data.RandomSampler(range(30)))
+    lib.manual_seed(1234)
+    seed = int(lib.empty((), dtype=lib.int64).random_().item())
+    assert a == lib.randperm(30, generator=lib.Generator().manual_seed(seed)).tolist()
+    lib.manual_seed(1234)
+    assert list(data.RandomSampler(range(30))) == a
+    assert list(data.RandomSampler(range(30))) != a  # the default generator moved on
+
+
+@pytest.mark.parametrize("lib_name", ["ember", "torch"])
+def test_dataloader_epoch_draws_like_torch(lib_name):
+    # Each epoch: the workers' base seed (one int64 random_), then the sampler's
+    # permutation and its remainder permutation, all from loader.generator.
+    lib, data = _library(lib_name)
+    ds = data.TensorDataset(lib.arange(12))
+    g, ref = lib.Generator().manual_seed(5), lib.Generator().manual_seed(5)
+    loader = data.DataLoader(ds, batch_size=5, shuffle=True, generator=g)
+    for _ in range(2):
+        order = [i for (b,) in loader for i in b.tolist()]
+        lib.empty((), dtype=lib.int64).random_(generator=ref)
+        assert order == lib.randperm(12, generator=ref).tolist()
+        lib.randperm(12, generator=ref)
+        assert g.get_state().tolist() == ref.get_state().tolist()
 
 
 def test_subset_and_weighted_samplers_and_random_split_draw_from_the_generator():
@@ -345,20 +373,6 @@ def test_subset_and_weighted_samplers_and_random_split_draw_from_the_generator()
     default = random_split(range(12), [5, 7])
     ember.manual_seed(99)
     assert [p.indices for p in random_split(range(12), [5, 7])] == [p.indices for p in default]
-
-
-def test_dataloader_epoch_draws_like_torch():
-    # Each epoch: the workers' base seed (one int64 random_), then the sampler's
-    # permutation and its remainder permutation, all from loader.generator.
-    ds = TensorDataset(ember.arange(12))
-    g, ref = generator(5), generator(5)
-    loader = DataLoader(ds, batch_size=5, shuffle=True, generator=g)
-    for _ in range(2):
-        order = [i for (b,) in loader for i in b.tolist()]
-        ember.empty((), dtype=ember.int64).random_(generator=ref)
-        assert order == ember.randperm(12, generator=ref).tolist()
-        ember.randperm(12, generator=ref)
-        assert states_equal(g, ref)
 
 
 # ---- shuffling ----------------------------------------------------------------------
