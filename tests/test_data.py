@@ -375,6 +375,186 @@ def test_subset_and_weighted_samplers_and_random_split_draw_from_the_generator()
     assert [p.indices for p in random_split(range(12), [5, 7])] == [p.indices for p in default]
 
 
+# ---- collation -----------------------------------------------------------------------
+
+def test_default_collate_tensors_numbers_strings():
+    out = default_collate([ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0])])
+    assert out.shape == (2, 2) and out.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    f = default_collate([1.5, 2.5])
+    assert f.dtype == ember.float64 and f.tolist() == [1.5, 2.5]
+    i = default_collate([1, 2, 3])
+    assert i.dtype == ember.int64 and i.tolist() == [1, 2, 3]
+    b = default_collate([True, False])
+    assert b.dtype == ember.bool and b.tolist() == [True, False]
+    assert default_collate(["a", "b"]) == ["a", "b"]
+    assert default_collate([b"a", b"b"]) == [b"a", b"b"]
+
+
+def test_default_collate_numpy():
+    out = default_collate([np.arange(3, dtype=np.float32), np.ones(3, dtype=np.float32)])
+    assert isinstance(out, ember.Tensor) and out.dtype == ember.float32
+    assert out.tolist() == [[0, 1, 2], [1, 1, 1]]
+    s = default_collate([np.int32(4), np.int32(5)])
+    assert s.dtype == ember.int32 and s.tolist() == [4, 5]
+    f = default_collate([np.float64(0.5), np.float64(1.5)])
+    assert f.dtype == ember.float64 and f.tolist() == [0.5, 1.5]
+    with pytest.raises(TypeError, match="default_collate: batch must contain tensors, numpy "
+                                        "arrays, numbers, dicts or lists; found <U1"):
+        default_collate([np.array(["a"]), np.array(["b"])])
+
+
+def test_default_collate_nested_structures():
+    samples = [{"img": ember.tensor([i, i]), "meta": (i, f"s{i}"), "p": Point(float(i), [i, -i])}
+               for i in range(3)]
+    out = default_collate(samples)
+    assert set(out) == {"img", "meta", "p"}
+    assert out["img"].tolist() == [[0, 0], [1, 1], [2, 2]]
+    assert isinstance(out["meta"], list)  # tuples become lists, as in torch
+    assert out["meta"][0].tolist() == [0, 1, 2] and out["meta"][1] == ("s0", "s1", "s2")
+    assert isinstance(out["p"], Point)
+    assert out["p"].x.dtype == ember.float64
+    assert [t.tolist() for t in out["p"].y] == [[0, 1, 2], [0, -1, -2]]
+    lists = default_collate([[1, 2], [3, 4]])
+    assert isinstance(lists, list) and [t.tolist() for t in lists] == [[1, 3], [2, 4]]
+
+
+def test_default_collate_keeps_mapping_types():
+    out = default_collate([collections.OrderedDict(a=1), collections.OrderedDict(a=2)])
+    assert type(out) is collections.OrderedDict and out["a"].tolist() == [1, 2]
+
+
+def test_default_collate_errors():
+    with pytest.raises(RuntimeError, match="each element in list of batch should be of equal "
+                                           "size"):
+        default_collate([[1, 2], [3]])
+    with pytest.raises(TypeError, match="found <class 'object'>"):
+        default_collate([object(), object()])
+
+
+def test_collate_with_a_custom_map():
+    def tensor_as_list(batch, *, collate_fn_map):
+        return [t.tolist() for t in batch]
+
+    out = collate([(ember.tensor([1]), 2), (ember.tensor([3]), 4)],
+                  collate_fn_map={ember.Tensor: tensor_as_list, int: lambda b, **k: sum(b)})
+    assert out == [[[1], [3]], 6]
+    assert ember.Tensor in default_collate_fn_map
+
+
+def test_default_convert():
+    a = np.arange(3)
+    t = default_convert(a)
+    assert isinstance(t, ember.Tensor) and t.tolist() == [0, 1, 2]
+    assert default_convert(5) == 5 and default_convert("s") == "s"
+    out = default_convert({"a": a, "b": (a, "x"), "p": Point(a, 1)})
+    assert isinstance(out["a"], ember.Tensor)
+    assert isinstance(out["b"], list) and isinstance(out["b"][0], ember.Tensor)
+    assert isinstance(out["p"], Point) and isinstance(out["p"].x, ember.Tensor)
+    strings = np.array(["a", "b"])
+    assert default_convert(strings) is strings
+
+
+def test_import_is_lazy_and_numpy_free():
+    code = ("import sys, ember; assert 'ember.utils' not in sys.modules; "
+            "import ember.utils.data; assert 'numpy' not in sys.modules, 'numpy imported'; "
+            "assert ember.utils.data.DataLoader is not None; print('ok')")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stderr
+    r = subprocess.run([sys.executable, "-c", "import ember; print(ember.utils.data.Dataset)"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "Dataset" in r.stdout, r.stderr
+
+
+# ---- DataLoader: order, batching, length ---------------------------------------------
+
+@pytest.mark.parametrize("n,bs,drop_last", [(10, 3, False), (10, 3, True), (9, 3, False),
+                                            (2, 5, False), (2, 5, True), (7, 1, False)])
+def test_sequential_batches_follow_the_dataset(n, bs, drop_last):
+    x = ember.arange(n * 2).reshape(n, 2)
+    loader = DataLoader(TensorDataset(x, ember.arange(n)), batch_size=bs, drop_last=drop_last)
+    batches = list(loader)
+    want = [list(range(i, min(i + bs, n))) for i in range(0, n, bs)]
+    if drop_last:
+        want = [w for w in want if len(w) == bs]
+    assert len(loader) == len(want) == len(batches)
+    for (xb, yb), w in zip(batches, want):
+        assert yb.tolist() == w
+        assert xb.tolist() == [[2 * i, 2 * i + 1] for i in w]
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_gather_path_matches_per_sample_collation(shuffle):
+    # A TensorDataset is batched by one gather (or slice copy) per tensor; the
+    # result must equal what per-sample indexing + default_collate gives.
+    x = ember.arange(60, dtype=ember.float32).reshape(20, 3)
+    y = ember.arange(20, dtype=ember.int16)
+    ds = TensorDataset(x, y)
+    fast = list(DataLoader(ds, batch_size=6, shuffle=shuffle, generator=generator(1)))
+    slow = list(DataLoader(ds, batch_size=6, shuffle=shuffle, generator=generator(1),
+                           collate_fn=lambda b: default_collate(b)))
+    assert len(fast) == len(slow) == 4
+    for (fx, fy), (sx, sy) in zip(fast, slow):
+        assert fx.dtype == sx.dtype == ember.float32 and fy.dtype == sy.dtype == ember.int16
+        assert fx.tolist() == sx.tolist() and fy.tolist() == sy.tolist()
+        assert fx.is_contiguous()
+        assert not fx._is_view_of(x) and not fy._is_view_of(y)  # copies, never views
+    # out-of-range indices fail as per-sample indexing does
+    with pytest.raises(IndexError):
+        next(iter(DataLoader(ds, batch_sampler=[[18, 19, 20]])))
+    with pytest.raises(IndexError):
+        next(iter(DataLoader(ds, batch_sampler=[[25, 3]])))
+    assert next(iter(DataLoader(ds, batch_sampler=[[-1, 0]])))[1].tolist() == [19, 0]
+
+
+def test_batch_size_none_yields_samples():
+    loader = DataLoader(Squares(4), batch_size=None)
+    out = list(loader)
+    assert len(loader) == 4
+    assert [o[1] for o in out] == [0, 1, 4, 9]
+    assert isinstance(out[0], list)  # default_convert: tuples become lists
+
+
+def test_custom_sampler_and_batch_sampler():
+    loader = DataLoader(Squares(6), sampler=[5, 0, 3], batch_size=2)
+    assert [b[1].tolist() for b in loader] == [[25, 0], [9]]
+    loader = DataLoader(Squares(6), batch_sampler=[[1, 2], [4]])
+    assert [b[1].tolist() for b in loader] == [[1, 4], [16]]
+    assert len(loader) == 2
+
+
+def test_collate_fn_is_used():
+    loader = DataLoader(Squares(4), batch_size=2, collate_fn=lambda b: [s[1] for s in b])
+    assert list(loader) == [[0, 1], [4, 9]]
+
+
+def test_iterable_dataset_batches_and_length():
+    loader = DataLoader(Range(0, 7), batch_size=3)
+    assert [b.tolist() for b in loader] == [[0, 1, 2], [3, 4, 5], [6]]
+    loader = DataLoader(Range(0, 7), batch_size=3, drop_last=True)
+    assert [b.tolist() for b in loader] == [[0, 1, 2], [3, 4, 5]]
+
+    class Sized(Range):
+        def __len__(self):
+            return self.stop - self.start
+
+    assert len(DataLoader(Sized(0, 7), batch_size=3)) == 3
+    assert len(DataLoader(Sized(0, 7), batch_size=3, drop_last=True)) == 2
+    assert len(DataLoader(Sized(0, 7), batch_size=None)) == 7
+    with pytest.raises(TypeError):
+        len(DataLoader(Range(0, 7)))
+
+
+def test_iterable_dataset_longer_than_its_len_warns():
+    class Liar(Range):
+        def __len__(self):
+            return 2
+
+    loader = DataLoader(Liar(0, 3), batch_size=None)
+    assert len(loader) == 2
+    with pytest.warns(UserWarning, match="was reported to be 2"):
+        assert list(loader) == [0, 1, 2]
+
+
 # ---- shuffling ----------------------------------------------------------------------
 
 def epoch_orders(loader, epochs):
