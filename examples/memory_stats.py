@@ -6,7 +6,9 @@ and the device-mismatch error.
 The debugging section of the guides, on ember:
 1. memory_allocated() counts the bytes tensors use; memory_reserved() what
    the caching allocator holds from CUDA (freed blocks stay cached for reuse
-   until empty_cache()); memory_summary() prints the table.
+   until empty_cache()); memory_summary() prints the table;
+   reset_peak_memory_stats() / max_memory_allocated() give a step's peak and
+   memory_stats() every counter (torch's keys).
 2. Asking for more memory than the GPU has raises ember.cuda.OutOfMemoryError
    (a RuntimeError) with torch's message; nothing leaks and the process goes on.
 3. A CPU tensor and a CUDA tensor in one operation raise a RuntimeError that
@@ -43,6 +45,16 @@ show("after empty_cache()")
 y = ember.ones(1024, 1024, device=device)
 print(ember.cuda.memory_summary(abbreviated=True))
 
+# Peaks: reset, run a step, read the high-water mark (what a batch size must fit in).
+ember.cuda.reset_peak_memory_stats()
+tmp = (y @ y).sum()                                   # a 4 MiB temporary, then freed
+peak = ember.cuda.max_memory_allocated()
+stats = ember.cuda.memory_stats()                     # torch's keys, read in O(1)
+print(f"peak during y @ y: {peak / MiB:.1f} MiB; "
+      f"allocations so far: {stats['allocation.all.allocated']}, "
+      f"cudaMalloc retries: {stats['num_alloc_retries']}")
+assert peak >= ember.cuda.memory_allocated() + 4 * MiB - 512
+
 # 2. Out of memory, and recovering ----------------------------------------------
 free, total = ember.cuda.mem_get_info()
 before = ember.cuda.memory_allocated()
@@ -53,6 +65,7 @@ except ember.cuda.OutOfMemoryError as e:
     print(f"  requested {e.requested / 2**30:.1f} GiB, the GPU has {e.gpu_total / 2**30:.1f} GiB")
 assert ember.cuda.memory_allocated() == before   # nothing leaked
 show("after the failed allocation")
+print(f"out-of-memory errors counted by the allocator: {ember.cuda.memory_stats()['num_ooms']}")
 z = ember.zeros(1024, device=device)              # and the GPU still works
 print(f"a new tensor after the error: {z.device}, sum of y = {int(y.cpu().numpy().sum())}")
 

@@ -26,24 +26,8 @@ from ember.utils.data._utils.pin_memory import pin_memory
 Point = collections.namedtuple("Point", ["x", "y"])
 
 
-class _SeededGenerator:
-    """Stands in for ember.Generator until it exists: what the data utilities use of it."""
-
-    def __init__(self):
-        self._seed = 0
-
-    def manual_seed(self, seed):
-        self._seed = seed
-        return self
-
-    def initial_seed(self):
-        return self._seed
-
-
 def generator(seed):
-    g = ember.Generator() if hasattr(ember, "Generator") else _SeededGenerator()
-    g.manual_seed(seed)
-    return g
+    return ember.Generator().manual_seed(seed)
 
 
 def worker_threads():
@@ -242,6 +226,7 @@ def test_random_sampler_errors():
         RandomSampler([])
     with pytest.raises(TypeError, match="generator must be an ember.Generator"):
         list(RandomSampler(range(3), generator=42))
+    assert len(list(RandomSampler(range(3)))) == 3  # still usable
 
 
 def test_subset_random_sampler():
@@ -286,16 +271,108 @@ def test_batch_sampler():
         BatchSampler(range(3), 2, None)
 
 
-def test_rng_streams():
+def test_rng_draws_are_embers_generator_calls():
     g = generator(11)
     a = rng.randperm(20, g)
     b = rng.randperm(20, g)
     assert sorted(a) == list(range(20)) and a != b
-    g.manual_seed(12)  # a new seed restarts the stream
-    c = rng.randperm(20, g)
-    assert c == rng.randperm(20, generator(12))
+    h = generator(11)
+    assert a == ember.randperm(20, generator=h).tolist()
+    assert b == ember.randperm(20, generator=h).tolist()
+    g.manual_seed(11)  # reseeding rewinds the stream
+    assert rng.randperm(20, g) == a
     assert 0 <= rng.random_seed(g) < 2 ** 63
     assert all(0 <= v < 7 for v in rng.randint(7, 50, g))
+    h = generator(3)
+    assert rng.multinomial([1.0, 0.0, 2.0], 5, True, generator(3)) == ember.multinomial(
+        ember.tensor([1.0, 0.0, 2.0], dtype=ember.float64), 5, True, generator=h).tolist()
+    assert g.get_state().tolist() != generator(11).get_state().tolist()  # the draws advanced it
+
+
+def test_rng_rejects_what_is_not_an_ember_generator():
+    for bad in (42, "seed", object()):
+        with pytest.raises(TypeError, match="generator must be an ember.Generator or None, got"):
+            rng.randperm(3, bad)
+    assert sorted(rng.randperm(5)) == list(range(5))  # still usable
+
+
+def _library(name):
+    """(the library, its utils.data) for the draw-sequence tests: ember, or torch as the
+    oracle that the sequences assumed here are torch's."""
+    if name == "torch":
+        torch = pytest.importorskip("torch")
+        import torch.utils.data as torch_data
+        return torch, torch_data
+    import ember.utils.data as ember_data
+    return ember, ember_data
+
+
+@pytest.mark.parametrize("lib_name", ["ember", "torch"])
+def test_random_sampler_draws_like_torch(lib_name):
+    # RandomSampler with a generator: num_samples // n permutations, then one more
+    # for the remainder, drawn even when the remainder is empty.
+    lib, data = _library(lib_name)
+    state = lambda g: g.get_state().tolist()  # noqa: E731
+    g, ref = lib.Generator().manual_seed(21), lib.Generator().manual_seed(21)
+    out = list(data.RandomSampler(range(10), generator=g))
+    assert out == lib.randperm(10, generator=ref).tolist()
+    lib.randperm(10, generator=ref)
+    assert state(g) == state(ref)
+    out = list(data.RandomSampler(range(4), num_samples=6, generator=g))
+    first, second = (lib.randperm(4, generator=ref).tolist() for _ in range(2))
+    assert out == first + second[:2] and state(g) == state(ref)
+    # with replacement: chunks of 32 ints, then the remainder
+    out = list(data.RandomSampler(range(5), replacement=True, num_samples=70, generator=g))
+    chunks = [lib.randint(5, (k,), generator=ref).tolist() for k in (32, 32, 6)]
+    assert out == chunks[0] + chunks[1] + chunks[2] and state(g) == state(ref)
+
+
+@pytest.mark.parametrize("lib_name", ["ember", "torch"])
+def test_random_sampler_without_a_generator_follows_manual_seed(lib_name):
+    # a fresh generator seeded with a 63-bit draw from the default generator
+    lib, data = _library(lib_name)
+    lib.manual_seed(1234)
+    a = list(data.RandomSampler(range(30)))
+    lib.manual_seed(1234)
+    seed = int(lib.empty((), dtype=lib.int64).random_().item())
+    assert a == lib.randperm(30, generator=lib.Generator().manual_seed(seed)).tolist()
+    lib.manual_seed(1234)
+    assert list(data.RandomSampler(range(30))) == a
+    assert list(data.RandomSampler(range(30))) != a  # the default generator moved on
+
+
+@pytest.mark.parametrize("lib_name", ["ember", "torch"])
+def test_dataloader_epoch_draws_like_torch(lib_name):
+    # Each epoch: the workers' base seed (one int64 random_), then the sampler's
+    # permutation and its remainder permutation, all from loader.generator.
+    lib, data = _library(lib_name)
+    ds = data.TensorDataset(lib.arange(12))
+    g, ref = lib.Generator().manual_seed(5), lib.Generator().manual_seed(5)
+    loader = data.DataLoader(ds, batch_size=5, shuffle=True, generator=g)
+    for _ in range(2):
+        order = [i for (b,) in loader for i in b.tolist()]
+        lib.empty((), dtype=lib.int64).random_(generator=ref)
+        assert order == lib.randperm(12, generator=ref).tolist()
+        lib.randperm(12, generator=ref)
+        assert g.get_state().tolist() == ref.get_state().tolist()
+
+
+def test_subset_and_weighted_samplers_and_random_split_draw_from_the_generator():
+    ref = generator(8)
+    perm = ember.randperm(4, generator=ref).tolist()
+    assert list(SubsetRandomSampler([10, 20, 30, 40], generator=generator(8))) == [
+        [10, 20, 30, 40][i] for i in perm]
+    w = [0.5, 1.0, 3.0]
+    want = ember.multinomial(ember.tensor(w, dtype=ember.float64), 9, True,
+                             generator=generator(8)).tolist()
+    assert list(WeightedRandomSampler(w, 9, generator=generator(8))) == want
+    parts = random_split(range(12), [5, 7], generator=generator(8))
+    perm = ember.randperm(12, generator=generator(8)).tolist()
+    assert parts[0].indices == perm[:5] and parts[1].indices == perm[5:]
+    ember.manual_seed(99)
+    default = random_split(range(12), [5, 7])
+    ember.manual_seed(99)
+    assert [p.indices for p in random_split(range(12), [5, 7])] == [p.indices for p in default]
 
 
 # ---- collation -----------------------------------------------------------------------

@@ -1,10 +1,12 @@
 """Samplers: the order in which a DataLoader visits a map-style dataset
 (torch.utils.data.sampler's names, arguments and error messages).
 
-Random samplers draw from ``generator`` through ``_utils.rng`` (see there for
-how it becomes ember.randperm): each ``iter()`` of a sampler draws a new
-permutation from the generator's stream, so epochs differ and a seeded
-generator replays the same sequence of epochs.
+Random samplers draw from ``generator`` (an ``ember.Generator``; None: ember's
+default generator) through ``_utils.rng``, making torch's calls (``randperm``,
+``randint``, ``multinomial``) in torch's order: each ``iter()`` of a sampler
+draws a new permutation, so epochs differ, a seeded generator replays the same
+sequence of epochs, and ``ember.manual_seed`` makes unseeded shuffling
+reproducible.
 """
 from typing import Generic, Iterator, TypeVar
 
@@ -72,14 +74,20 @@ class RandomSampler(Sampler[int]):
         return self._num_samples
 
     def __iter__(self):
+        # torch's draws, in torch's order, so that a generator's state advances alike:
+        # without a generator, a fresh one seeded from the default generator; indices
+        # with replacement in chunks of 32; whole permutations, then one more for the
+        # remainder (drawn even when the remainder is empty).
         n = len(self.data_source)
+        generator = rng.sampler_generator(self.generator)
         if self.replacement:
-            yield from rng.randint(n, self.num_samples, self.generator)
+            for _ in range(self.num_samples // 32):
+                yield from rng.randint(n, 32, generator)
+            yield from rng.randint(n, self.num_samples % 32, generator)
             return
         for _ in range(self.num_samples // n):
-            yield from rng.randperm(n, self.generator)
-        if self.num_samples % n:
-            yield from rng.randperm(n, self.generator)[:self.num_samples % n]
+            yield from rng.randperm(n, generator)
+        yield from rng.randperm(n, generator)[:self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
