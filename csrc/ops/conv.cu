@@ -27,7 +27,7 @@ using internal::ConvGeom;
 
 constexpr int kDirectK = 32;  // largest C/G*kh*kw of the direct kernels
 constexpr int kFwdOut = 16;   // output channels per thread, forward
-constexpr int kWgradOut = 4;  // output channels per thread, grad_weight
+constexpr int kWgradOut = 2;  // output channels per thread, grad_weight
 
 template <typename F>
 void dispatch_floating(ScalarType t, F&& f) {
@@ -51,11 +51,11 @@ __global__ void col2im_kernel(const T* col, T* gi, ConvGeom g, int64_t n) {
   for (int64_t i = global_id(); i < n; i += grid_size()) gi[i] = conv_detail::col2im_at(col, g, i);
 }
 
-// The receptive field's offsets, one entry per r < K: the channel's plane
-// offset and the kernel tap's row and column displacement.
+// The receptive field, one packed word per r < K: the channel (bits 16..31)
+// and the kernel tap's row (8..15) and column (0..7) displacement -- one
+// register per tap when the compiler keeps them across the pixel loop.
 struct Taps {
-  int64_t plane[kDirectK];
-  int dy[kDirectK], dx[kDirectK];
+  uint32_t tap[kDirectK];
 };
 
 __device__ __forceinline__ void load_taps(Taps& t, const ConvGeom& g, int K) {
@@ -63,10 +63,22 @@ __device__ __forceinline__ void load_taps(Taps& t, const ConvGeom& g, int K) {
     const int khw = int(g.kh * g.kw);
     const int c = r / khw, rem = r - c * khw;
     const int k = rem / int(g.kw), j = rem - k * int(g.kw);
-    t.plane[r] = int64_t(c) * g.H * g.W;
-    t.dy[r] = int(k * g.dh);
-    t.dx[r] = int(j * g.dw);
+    t.tap[r] = (uint32_t(c) << 16) | (uint32_t(k * g.dh) << 8) | uint32_t(j * g.dw);
   }
+}
+
+// The input value of tap `tap` for the window at (h0, w0), 0 outside.
+template <typename T, typename A>
+__device__ __forceinline__ A tap_value(const T* base, const ConvGeom& g, uint32_t tap, int64_t h0,
+                                       int64_t w0) {
+  const int64_t h = h0 + ((tap >> 8) & 0xffu), w = w0 + (tap & 0xffu);
+  if (h < 0 || h >= g.H || w < 0 || w >= g.W) return A(0);
+  return A(base[(int64_t(tap >> 16) * g.H + h) * g.W + w]);
+}
+
+// Taps fit the packing: displacements below 256, fewer than 65536 channels.
+bool taps_fit(const ConvGeom& g, int64_t Cg) {
+  return (g.kh - 1) * g.dh < 256 && (g.kw - 1) * g.dw < 256 && Cg < 65536;
 }
 
 // out[n, o, p] for kFwdOut channels o of one group, one pixel per thread.
@@ -77,7 +89,7 @@ __global__ void __launch_bounds__(kThreads) conv_direct_kernel(
     T* __restrict__ out, ConvGeom g, int Cg, int Og, int O, int64_t N) {
   using A = typename conv_detail::Acc<T>::type;
   __shared__ Taps taps;
-  __shared__ A ws[kFwdOut][kDirectK];
+  __shared__ __align__(16) A ws[kFwdOut][kDirectK];
   __shared__ A bs[kFwdOut];
   const int K = Cg * int(g.kh * g.kw);
   const int blocks_per_group = (Og + kFwdOut - 1) / kFwdOut;
@@ -102,13 +114,8 @@ __global__ void __launch_bounds__(kThreads) conv_direct_kernel(
   const T* base = in + (n * g.C + int64_t(grp) * Cg) * g.H * g.W;
   A x[kDirectK];
 #pragma unroll
-  for (int r = 0; r < kDirectK; ++r) {
-    x[r] = A(0);
-    if (r < K) {
-      const int64_t h = h0 + taps.dy[r], wc = w0 + taps.dx[r];
-      if (h >= 0 && h < g.H && wc >= 0 && wc < g.W) x[r] = A(base[taps.plane[r] + h * g.W + wc]);
-    }
-  }
+  for (int r = 0; r < kDirectK; ++r)
+    x[r] = r < K ? tap_value<T, A>(base, g, taps.tap[r], h0, w0) : A(0);
   T* o = out + (n * O + o0) * P + p;
   for (int oo = 0; oo < count; ++oo) {
     A acc = bs[oo];
@@ -167,10 +174,7 @@ __global__ void __launch_bounds__(kThreads) conv_wgrad_kernel(
 #pragma unroll
     for (int r = 0; r < kDirectK; ++r) {
       if (r < K) {
-        const int64_t h = h0 + taps.dy[r], wc = w0 + taps.dx[r];
-        const A xv = (h >= 0 && h < g.H && wc >= 0 && wc < g.W)
-                         ? A(base[taps.plane[r] + h * g.W + wc])
-                         : A(0);
+        const A xv = tap_value<T, A>(base, g, taps.tap[r], h0, w0);
 #pragma unroll
         for (int oo = 0; oo < kWgradOut; ++oo) acc[oo][r] += gv[oo] * xv;
       }
@@ -243,7 +247,8 @@ bool conv2d_direct_cuda(const Tensor& input, const Tensor& weight, const Tensor&
   const int64_t pixels = input.size(0) * g.OH * g.OW;
   const int64_t gy = groups * ((Og + kFwdOut - 1) / kFwdOut);
   const int64_t gx = (pixels + kThreads - 1) / kThreads;
-  if (K <= 0 || K > kDirectK || gy > 65535 || gx > 0x7fffffff || Og == 0) return false;
+  if (K <= 0 || K > kDirectK || gy > 65535 || gx > 0x7fffffff || Og == 0 || !taps_fit(g, Cg))
+    return false;
   cuda::DeviceGuard guard(out.device().index);
   const Launch l = launch_on(out);
   dispatch_floating(out.dtype(), [&](auto tag) {
@@ -264,7 +269,8 @@ bool conv2d_weight_grad_direct_cuda(const Tensor& grad_out, const Tensor& input,
   const int64_t K = Cg * g.kh * g.kw;
   const int64_t pixels = input.size(0) * g.OH * g.OW;
   const int64_t gy = groups * ((Og + kWgradOut - 1) / kWgradOut);
-  if (K <= 0 || K > kDirectK || gy > 65535 || Og == 0 || pixels == 0) return false;
+  if (K <= 0 || K > kDirectK || gy > 65535 || Og == 0 || pixels == 0 || !taps_fit(g, Cg))
+    return false;
   const int dev = gw.device().index;
   cuda::DeviceGuard guard(dev);
   const Launch l = launch_on(gw);

@@ -32,13 +32,12 @@ def _pad_dim(x, dim, lo, hi, mode):
             raise ValueError("Padding value causes wrapping around more than once.")
         parts = [x.narrow(dim, n - lo, lo), x, x.narrow(dim, 0, hi)]
     elif mode == "replicate":
-        first = x.narrow(dim, 0, 1)
-        last = x.narrow(dim, n - 1, 1)
-        shape_lo = list(x.shape)
-        shape_lo[dim] = lo
-        shape_hi = list(x.shape)
-        shape_hi[dim] = hi
-        parts = [first.expand(shape_lo), x, last.expand(shape_hi)]
+        parts = []
+        for start, count in ((0, lo), (n - 1, hi)):
+            shape = list(x.shape)
+            shape[dim] = count
+            parts.append(x.narrow(dim, start, 1).expand(shape) if count else None)
+        parts = [parts[0], x, parts[1]]
     else:  # reflect
         if lo >= n or hi >= n:
             raise RuntimeError(
@@ -48,7 +47,7 @@ def _pad_dim(x, dim, lo, hi, mode):
         idx = list(range(lo, 0, -1)) + list(range(n)) + list(range(n - 2, n - 2 - hi, -1))
         index = ember.tensor(idx, dtype=ember.int64, device=x.device)
         return x[(slice(None),) * (dim % x.dim()) + (index,)]
-    return ember.cat([p for p in parts if p.shape[dim] > 0], dim)
+    return ember.cat([p for p in parts if p is not None and p.shape[dim] > 0], dim)
 
 
 class Conv2d(Module):
