@@ -15,7 +15,9 @@
 #include "ops/binary.hpp"
 #include "ops/bitwise.hpp"
 #include "ops/compare.hpp"
+#include "ops/conv.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/pool.hpp"
 #include "ops/reduce.hpp"
 #include "ops/scan.hpp"
 #include "ops/unary.hpp"
@@ -89,6 +91,19 @@ Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype
 enum class Reduction : uint8_t { None, Mean, Sum };
 // mean/sum/none of (input - target)^2 (broadcasting), one node.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+
+// ---- convolution and pooling (formulas_conv.cpp, formulas_pool.cpp) -----------------
+// input [N, C, H, W] or unbatched [C, H, W]; one node with its own backward
+// (grad_input skipped when the input needs none). Backward is not itself
+// differentiable: RuntimeError under create_graph=True.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
+              const ops::Conv2dParams& p);
+// (output, indices); indices undefined unless return_indices.
+std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const ops::Pool2dParams& p,
+                                     bool return_indices);
+Tensor avg_pool2d(const Tensor& x, const ops::Pool2dParams& p);
+// An output size of -1 keeps the input's size (torch's None).
+Tensor adaptive_avg_pool2d(const Tensor& x, int64_t oh, int64_t ow);
 
 // ---- views (formulas_views.cpp) -----------------------------------------------
 Tensor view(const Tensor& t, const Shape& shape);

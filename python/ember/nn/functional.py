@@ -10,11 +10,30 @@ from ember._C import _nn
 __all__ = ["linear", "relu", "relu_", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax",
            "dropout", "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy_with_logits", "binary_cross_entropy", "leaky_relu", "elu",
-           "softplus", "one_hot", "normalize"]
+           "softplus", "one_hot", "normalize", "conv2d", "max_pool2d", "max_pool2d_with_indices",
+           "avg_pool2d", "adaptive_avg_pool2d"]
 
 #: linear(input, weight, bias=None) -> input @ weight.T + bias. On the GPU the
 #: bias is added in cuBLASLt's epilogue (one pass over the output).
 linear = _nn.linear
+
+#: conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1): one C++
+#: autograd node (im2col + GEMM, or a direct kernel on the GPU for small C/groups*kH*kW).
+conv2d = _nn.conv2d
+#: max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+#: return_indices=False)
+max_pool2d = _nn.max_pool2d
+#: avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+#: count_include_pad=True, divisor_override=None)
+avg_pool2d = _nn.avg_pool2d
+#: adaptive_avg_pool2d(input, output_size): output_size an int or a pair (None keeps a size).
+adaptive_avg_pool2d = _nn.adaptive_avg_pool2d
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return _nn.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
 
 _relu = ember._C.relu
 _gelu = ember._C.gelu

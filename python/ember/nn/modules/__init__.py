@@ -5,6 +5,8 @@ from ember.nn.modules.linear import Identity, Linear
 from ember.nn.modules.activation import (ReLU, GELU, SiLU, Sigmoid, Tanh, Softmax, LogSoftmax,
                                          LeakyReLU, ELU, Softplus)
 from ember.nn.modules.dropout import Dropout, Flatten, Unflatten
+from ember.nn.modules.conv import Conv2d
+from ember.nn.modules.pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
 from ember.nn.modules.loss import (MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss,
                                    BCELoss)
 
@@ -12,4 +14,4 @@ __all__ = ["Module", "RemovableHandle", "Sequential", "ModuleList", "ModuleDict"
            "ParameterDict", "Identity", "Linear", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh",
            "Softmax", "LogSoftmax", "LeakyReLU", "ELU", "Softplus", "Dropout", "Flatten",
            "Unflatten", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss",
-           "BCELoss"]
+           "BCELoss", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
