@@ -293,6 +293,6 @@ def test_two_branch_model_step_matches_torch():
     tloss = (torch.relu(ta(tx)) + torch.relu(tb(tx))).mean()
     tloss.backward()
     ember.cuda.synchronize()
-    assert abs(float(loss) - float(tloss)) < 1e-5
+    assert abs(float(loss.detach()) - float(tloss.detach())) < 1e-5
     for ep, tp in zip([*ea.parameters(), *eb.parameters()], [*ta.parameters(), *tb.parameters()]):
         close(ep.grad, tp.grad, 1e-3)
