@@ -24,4 +24,5 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_autograd_nn(m);
   ember::bindings::bind_math(m);
   ember::bindings::bind_random(m, cuda);
+  ember::bindings::bind_amp(m);
 }
