@@ -166,13 +166,14 @@ void bind_scaler_kernels(py::module_& m) {
       "holds an inf or NaN (torch's; no host synchronisation).");
   m.def(
       "_amp_update_scale_",
-      [](const Tensor& self, const Tensor& growth_tracker, const Tensor& found_inf,
+      [](py::object self_obj, const Tensor& growth_tracker, const Tensor& found_inf,
          double growth_factor, double backoff_factor, int64_t growth_interval) {
+        const Tensor& self = tensor_arg(self_obj, "self");
         ops::amp_update_scale_(self, growth_tracker, found_inf, growth_factor, backoff_factor,
                                growth_interval);
         autograd::bump_version(self);
         autograd::bump_version(growth_tracker);
-        return self;
+        return self_obj;  // torch returns self
       },
       py::arg("self"), py::arg("growth_tracker"), py::arg("found_inf"), py::arg("scale_growth_factor"),
       py::arg("scale_backoff_factor"), py::arg("growth_interval"),
