@@ -14,11 +14,9 @@
 namespace ember::autograd {
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
-  if (autocast::any_enabled()) {  // torch's autocast (cuda and cpu lists): float32
-    if (auto ac = autocast::enter(input, autocast::kBothLists, autocast::Policy::Float32)) {
-      return autograd::mse_loss(ac.cast(input), ac.cast(target), reduction);
-    }
-  }
+  // torch's autocast (cuda and cpu lists): float32
+  EMBER_AUTOCAST(Float32, kBothLists, input,
+                 return autograd::mse_loss(ac.cast(input), ac.cast(target), reduction));
   const bool grad = needs_grad(input, target);
   const Tensor diff = ops::sub(input, target);
   Tensor sq = ops::unary(ops::UnaryOp::Square, diff);
