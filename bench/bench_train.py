@@ -1,6 +1,10 @@
 """Issue 8's rows: one training step (zero_grad, forward, MSELoss, backward, SGD step) of
   - an MLP 784-256-10 (ReLU), batch 64: host-bound; target <= 0.4x torch's time;
   - an MLP 4096-4096-4096, batch 4096, float32: GPU-bound; target <= 1.03x torch's time;
+  - the same MLP under autocast(device_type="cuda", dtype=bfloat16) (float32 weights and
+    optimiser, bfloat16 matmuls): target <= 1.05x torch's time;
+  - and under autocast float16 with a GradScaler (scale, unscale + inf check, step, update):
+    target <= 1.05x torch's time;
 side by side with torch in one process (same weights and data).
 
 ``python bench/bench_train.py --profile`` prints a cProfile of ember's small step (on the
@@ -42,7 +46,29 @@ def make_step(lib, model, x, y, lr=0.01):
     return step
 
 
-def _setup(lib, sizes, batch, device, torch=None, ember_model=None):
+def make_amp_step(lib, model, x, y, dtype, scaler=None, lr=0.01):
+    """A mixed-precision step: forward and loss under autocast, backward outside; with a
+    scaler the loss is scaled and the step goes through scaler.step/update."""
+    crit = lib.nn.MSELoss()
+    opt = lib.optim.SGD(model.parameters(), lr=lr)
+
+    def step():
+        opt.zero_grad()
+        with lib.autocast(device_type="cuda", dtype=dtype):
+            loss = crit(model(x), y)
+        if scaler is None:
+            loss.backward()
+            opt.step()
+        else:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        return loss
+
+    return step
+
+
+def _setup(lib, sizes, batch, device, torch=None, ember_model=None, amp=None):
     import numpy as np
     rng = np.random.default_rng(0)
     xs = rng.standard_normal((batch, sizes[0])).astype(np.float32)
@@ -52,6 +78,11 @@ def _setup(lib, sizes, batch, device, torch=None, ember_model=None):
         _copy_weights(lib, ember_model, model)
     x = lib.tensor(xs, device=device)
     y = lib.tensor(ys, device=device)
+    if amp == "bf16":
+        return model, make_amp_step(lib, model, x, y, lib.bfloat16)
+    if amp == "fp16+scaler":
+        scaler = lib.amp.GradScaler("cuda")
+        return model, make_amp_step(lib, model, x, y, lib.float16, scaler)
     return model, make_step(lib, model, x, y)
 
 
@@ -102,6 +133,17 @@ def run(table):
         t = _timed(t_step, t_sync) * 1e3
     table.add("MLP 4096^3 b4096 fp32 SGD+MSE step", e, t, "ms", target="<= 1.03x torch",
               met=(e <= 1.03 * t) if t else None)
+
+    # Mixed precision: autocast bfloat16; autocast float16 + GradScaler.
+    for amp, label in (("bf16", "autocast bf16"), ("fp16+scaler", "autocast fp16+GradScaler")):
+        em, e_step = _setup(ember, sizes, 4096, "cuda", amp=amp)
+        e = _timed(e_step, e_sync) * 1e3
+        t = None
+        if torch:
+            _, t_step = _setup(torch, sizes, 4096, "cuda", ember_model=em, amp=amp)
+            t = _timed(t_step, t_sync) * 1e3
+        table.add(f"MLP 4096^3 b4096 {label} SGD+MSE step", e, t, "ms",
+                  target="<= 1.05x torch", met=(e <= 1.05 * t) if t else None)
 
 
 def profile():

@@ -3,6 +3,7 @@
 // fill_, zero_). Every in-place write checks for leaves, bumps the version
 // counter and, when the graph needs it, rebases the history of the tensor
 // written (through CopySlices for views: dispatch.cpp).
+#include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
 #include "ops/copy.hpp"
@@ -69,6 +70,13 @@ Tensor to(const Tensor& t, const Device& device, ScalarType dtype, bool non_bloc
 }
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (autocast::any_enabled() && !tensors.empty()) {  // torch's cpu list: widest input type
+    std::vector<const Tensor*> ptrs;
+    for (const Tensor& t : tensors) ptrs.push_back(&t);
+    if (auto ac = autocast::enter_promote(ptrs, autocast::kCpuList)) {
+      return autograd::cat(ac.cast(tensors), dim);
+    }
+  }
   Tensor out = ops::cat(tensors, dim);
   if (!needs_grad(tensors)) return out;
   // Each input's extent along the dim (legacy-skipped empty 1-D inputs get none).
@@ -99,6 +107,13 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (autocast::any_enabled() && !tensors.empty()) {  // torch's cpu list: widest input type
+    std::vector<const Tensor*> ptrs;
+    for (const Tensor& t : tensors) ptrs.push_back(&t);
+    if (auto ac = autocast::enter_promote(ptrs, autocast::kCpuList)) {
+      return autograd::stack(ac.cast(tensors), dim);
+    }
+  }
   Tensor out = ops::stack(tensors, dim);
   if (!needs_grad(tensors)) return out;
   const int64_t d = wrap_dim(dim, tensors[0].dim() + 1);

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
 #include "ops/einsum.hpp"
@@ -26,6 +27,11 @@ Tensor mT(const Tensor& t) { return autograd::transpose(t, -2, -1); }
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  if (autocast::any_enabled()) {
+    if (auto ac = autocast::enter(a, autocast::kBothLists, autocast::Policy::Lower)) {
+      return autograd::mm(ac.cast(a), ac.cast(b));
+    }
+  }
   Tensor out = ops::mm(a, b);
   if (!needs_grad(a, b)) return out;
   auto node = record("MmBackward0", {&a, &b}, {&out}, [](FormulaNode& n, TensorList& g) -> TensorList {
@@ -40,6 +46,11 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (autocast::any_enabled()) {
+    if (auto ac = autocast::enter(a, autocast::kBothLists, autocast::Policy::Lower)) {
+      return autograd::bmm(ac.cast(a), ac.cast(b));
+    }
+  }
   Tensor out = ops::bmm(a, b);
   if (!needs_grad(a, b)) return out;
   auto node = record("BmmBackward0", {&a, &b}, {&out}, [](FormulaNode& n, TensorList& g) -> TensorList {
@@ -54,6 +65,11 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (autocast::any_enabled()) {
+    if (auto ac = autocast::enter(a, autocast::kBothLists, autocast::Policy::Lower)) {
+      return autograd::matmul(ac.cast(a), ac.cast(b));
+    }
+  }
   if (a.dim() == 2 && b.dim() == 2) return autograd::mm(a, b);
   Tensor out = ops::matmul(a, b);
   if (!needs_grad(a, b)) return out;
@@ -82,6 +98,11 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mv(const Tensor& mat, const Tensor& vec) {
+  if (autocast::any_enabled()) {
+    if (auto ac = autocast::enter(mat, autocast::kCudaList, autocast::Policy::Lower)) {
+      return autograd::mv(ac.cast(mat), ac.cast(vec));
+    }
+  }
   Tensor out = ops::mv(mat, vec);
   if (!needs_grad(mat, vec)) return out;
   auto node = record("MvBackward0", {&mat, &vec}, {&out}, [](FormulaNode& n, TensorList& g) -> TensorList {
@@ -96,6 +117,11 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  if (autocast::any_enabled()) {
+    if (auto ac = autocast::enter_promote({&a, &b}, autocast::kCudaList)) {
+      return autograd::dot(ac.cast(a), ac.cast(b));
+    }
+  }
   Tensor out = ops::dot(a, b);
   if (!needs_grad(a, b)) return out;
   auto node = record("DotBackward0", {&a, &b}, {&out}, [](FormulaNode& n, TensorList& g) -> TensorList {
@@ -154,6 +180,11 @@ void record_addprod(const char* name, const Tensor& out, const Tensor& self, con
 
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
              const Scalar& alpha) {
+  if (autocast::any_enabled()) {
+    if (auto ac = autocast::enter(self, autocast::kBothLists, autocast::Policy::Lower)) {
+      return autograd::addmm(ac.cast(self), ac.cast(a), ac.cast(b), beta, alpha);
+    }
+  }
   Tensor out = ops::addmm(self, a, b, beta, alpha);
   if (needs_grad(self, a, b)) {
     record_addprod("AddmmBackward0", out, self, a, b, beta, alpha,
@@ -164,6 +195,11 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar&
 
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta,
              const Scalar& alpha) {
+  if (autocast::any_enabled()) {
+    if (auto ac = autocast::enter(self, autocast::kCudaList, autocast::Policy::Lower)) {
+      return autograd::addmv(ac.cast(self), ac.cast(mat), ac.cast(vec), beta, alpha);
+    }
+  }
   Tensor out = ops::addmv(self, mat, vec, beta, alpha);
   if (needs_grad(self, mat, vec)) {
     record_addprod("AddmvBackward0", out, self, mat, vec, beta, alpha,
@@ -174,6 +210,11 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Sca
 
 Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
                const Scalar& alpha) {
+  if (autocast::any_enabled()) {
+    if (auto ac = autocast::enter(self, autocast::kBothLists, autocast::Policy::Lower)) {
+      return autograd::baddbmm(ac.cast(self), ac.cast(a), ac.cast(b), beta, alpha);
+    }
+  }
   Tensor out = ops::baddbmm(self, a, b, beta, alpha);
   if (needs_grad(self, a, b)) {
     record_addprod("BaddbmmBackward0", out, self, a, b, beta, alpha,
@@ -183,6 +224,11 @@ Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scala
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  if (autocast::any_enabled()) {
+    if (auto ac = autocast::enter(x, autocast::kBothLists, autocast::Policy::Lower)) {
+      return autograd::linear(ac.cast(x), ac.cast(weight), ac.cast(bias));
+    }
+  }
   if (weight.dim() != 2) {  // y = x @ weight (+ bias): the general product
     Tensor y = autograd::matmul(x, weight);
     return bias.defined() ? autograd::add(y, bias) : y;
@@ -284,6 +330,11 @@ Spelled spell_out(const std::string& eq, const std::vector<Tensor>& ops_) {
 }  // namespace
 
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) {
+  if (autocast::any_enabled() && !operands.empty()) {
+    if (auto ac = autocast::enter(operands[0], autocast::kCudaList, autocast::Policy::Lower)) {
+      return autograd::einsum(equation, ac.cast(operands));
+    }
+  }
   Tensor out = ops::einsum(equation, operands);
   if (!needs_grad(operands)) return out;
   const Spelled sp = spell_out(equation, operands);

@@ -3,6 +3,7 @@
 // its composition -- the training loop's loss runs every step.
 #include <algorithm>
 
+#include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
 #include "ops/binary.hpp"
@@ -13,6 +14,9 @@
 namespace ember::autograd {
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  // torch's autocast (cuda and cpu lists): float32
+  EMBER_AUTOCAST(Float32, kBothLists, input,
+                 return autograd::mse_loss(ac.cast(input), ac.cast(target), reduction));
   const bool grad = needs_grad(input, target);
   const Tensor diff = ops::sub(input, target);
   Tensor sq = ops::unary(ops::UnaryOp::Square, diff);

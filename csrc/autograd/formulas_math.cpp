@@ -8,6 +8,7 @@
 // enter formulas by value.
 #include <cmath>
 
+#include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
 #include "ops/binary.hpp"
@@ -197,10 +198,35 @@ TensorList apply_binary(FormulaNode& n, TensorList& g, BinaryOp op, const Scalar
   return binary_grads(op, g[0], av, bv, o, alpha, n.needs(0), n.needs(1));
 }
 
+// torch's CUDA autocast lists: pow runs in float32 (and so does a number
+// divided by a tensor: torch's __rtruediv__ is reciprocal() * number), atan2 in
+// the widest input type. Undefined when autocast does not apply.
+Tensor autocast_binary(BinaryOp op, const Operand& a, const Operand& b,
+                       const ops::BinaryArgs& args) {
+  const bool fp32 = op == BinaryOp::Pow || (op == BinaryOp::Div && a.is_scalar());
+  if (!fp32 && op != BinaryOp::Atan2) return Tensor();
+  const auto run = [&](const autocast::Scope& ac) {
+    auto cast = [&](const Operand& o) { return o.is_scalar() ? o : Operand(ac.cast(o.tensor)); };
+    return autograd::binary(op, cast(a), cast(b), args);
+  };
+  if (fp32) {
+    const Tensor& first = a.is_scalar() ? b.tensor : a.tensor;
+    if (auto ac = autocast::enter(first, autocast::kCudaList, autocast::Policy::Float32)) {
+      return run(ac);
+    }
+    return Tensor();
+  }
+  if (auto ac = autocast::enter_promote({&a.tensor, &b.tensor}, autocast::kCudaList)) return run(ac);
+  return Tensor();
+}
+
 }  // namespace
 
 Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const ops::BinaryArgs& args,
               const Tensor& out, bool inplace) {
+  if (autocast::any_enabled() && !inplace && !out.defined()) {
+    if (Tensor r = autocast_binary(op, a, b, args); r.defined()) return r;
+  }
   const bool grad = GradMode::is_enabled() && (differentiable(a) || differentiable(b));
   if (inplace) {
     const Tensor& self = a.tensor;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
 #include "ops/compare.hpp"
@@ -199,6 +200,19 @@ Tensor reduce(ReduceOp op, const Tensor& x, const ops::Dims& dims, bool keepdim,
     mark_dirty(out);
     return r;
   }
+  if (autocast::any_enabled()) {
+    // torch's autocast: sum, prod (cpu too) and norm get dtype=float32 when
+    // none is given; logsumexp casts its input to float32.
+    if (op == ReduceOp::Sum || op == ReduceOp::Norm || op == ReduceOp::Prod) {
+      const uint8_t lists = op == ReduceOp::Prod ? autocast::kBothLists : autocast::kCudaList;
+      const auto d = autocast::opt_dtype(x, dtype, lists);
+      if (d != dtype) return autograd::reduce(op, x, dims, keepdim, d, args);
+    } else if (op == ReduceOp::LogSumExp) {
+      if (auto ac = autocast::enter(x, autocast::kCudaList, autocast::Policy::Float32)) {
+        return autograd::reduce(op, ac.cast(x), dims, keepdim, dtype, args);
+      }
+    }
+  }
   Tensor r = ops::reduce(op, x, dims, keepdim, dtype, args);
   if (!differentiable(op) || !needs_grad(x) || !is_floating(r.dtype())) return r;
   if (op == ReduceOp::Prod) {
@@ -264,6 +278,10 @@ Tensor scan(ops::ScanOp op, const Tensor& x, int64_t dim, std::optional<ScalarTy
     mark_dirty(out);
     return r;
   }
+  if (autocast::any_enabled()) {  // torch's autocast: cumsum/cumprod in float32
+    const auto d = autocast::opt_dtype(x, dtype, autocast::kCudaList);
+    if (d != dtype) return autograd::scan(op, x, dim, d);
+  }
   Tensor r = ops::scan(op, x, dim, dtype);
   if (!needs_grad(x) || !is_floating(r.dtype())) return r;
   const int64_t d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim());
@@ -290,6 +308,10 @@ Tensor scan(ops::ScanOp op, const Tensor& x, int64_t dim, std::optional<ScalarTy
 }
 
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autocast::any_enabled()) {  // torch's autocast: float32 unless a dtype is given
+    const auto d = autocast::opt_dtype(x, dtype, autocast::kCudaList);
+    if (d != dtype) return autograd::softmax(x, dim, d);
+  }
   Tensor y = ops::softmax(x, dim, dtype);
   if (!needs_grad(x)) return y;
   const int64_t d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim());
@@ -306,6 +328,10 @@ Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
 }
 
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autocast::any_enabled()) {  // torch's autocast: float32 unless a dtype is given
+    const auto d = autocast::opt_dtype(x, dtype, autocast::kCudaList);
+    if (d != dtype) return autograd::log_softmax(x, dim, d);
+  }
   Tensor y = ops::log_softmax(x, dim, dtype);
   if (!needs_grad(x)) return y;
   const int64_t d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim());

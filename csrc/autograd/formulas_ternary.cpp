@@ -1,5 +1,6 @@
 // where, clamp, lerp, addcmul, addcdiv (ops/ternary.hpp) with autograd
 // (torch's formulas). Numbers among the operands get no gradient.
+#include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
 #include "ops/compare.hpp"
@@ -167,11 +168,21 @@ Tensor addc(bool div, const Tensor& x, const Tensor& t1, const Tensor& t2, const
 
 Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value,
                const Tensor& out, bool inplace) {
+  if (autocast::any_enabled() && !out.defined() && !inplace) {  // widest input type
+    if (auto ac = autocast::enter_promote({&x, &t1, &t2}, autocast::kCudaList)) {
+      return autograd::addcmul(ac.cast(x), ac.cast(t1), ac.cast(t2), value);
+    }
+  }
   return addc(false, x, t1, t2, value, out, inplace);
 }
 
 Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value,
                const Tensor& out, bool inplace) {
+  if (autocast::any_enabled() && !out.defined() && !inplace) {  // widest input type
+    if (auto ac = autocast::enter_promote({&x, &t1, &t2}, autocast::kCudaList)) {
+      return autograd::addcdiv(ac.cast(x), ac.cast(t1), ac.cast(t2), value);
+    }
+  }
   return addc(true, x, t1, t2, value, out, inplace);
 }
 

@@ -5,6 +5,7 @@
 // only need their in-place forms to bump versions.
 #include <cmath>
 
+#include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
 #include "ops/bitwise.hpp"
@@ -194,10 +195,28 @@ bool has_gradient(UnaryOp op) {
          op != UnaryOp::LogicalNot;
 }
 
+// torch's CUDA autocast fp32 list, as far as ember has the ops.
+bool on_fp32_list(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Acos: case UnaryOp::Asin: case UnaryOp::Cosh: case UnaryOp::Sinh:
+    case UnaryOp::Tan: case UnaryOp::Exp: case UnaryOp::Expm1: case UnaryOp::Log:
+    case UnaryOp::Log10: case UnaryOp::Log2: case UnaryOp::Log1p: case UnaryOp::Reciprocal:
+    case UnaryOp::Rsqrt:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 Tensor unary(UnaryOp op, const Tensor& x, const ops::UnaryArgs& args, const Tensor& out,
              bool inplace) {
+  if (autocast::any_enabled() && !inplace && !out.defined() && on_fp32_list(op)) {
+    if (auto ac = autocast::enter(x, autocast::kCudaList, autocast::Policy::Float32)) {
+      return autograd::unary(op, ac.cast(x), args);
+    }
+  }
   const bool grad = needs_grad(x) && has_gradient(op);
   if (inplace) {
     check_inplace(x);

@@ -30,6 +30,7 @@ void bind_nn_conv(py::module_& m);      // after bind_autograd_nn (adds to _C._n
 void bind_linalg(py::module_& m);  // after bind_tensor: adds Tensor methods
 void bind_math(py::module_& m);
 void bind_random(py::module_& m, py::module_& cuda);  // after bind_tensor
+void bind_amp(py::module_& m);  // autocast state, GradScaler kernels
 
 // A Device from what Python users pass: ember.device, "cuda:1", "cpu", or an
 // int (a CUDA ordinal). Throws TypeError/RuntimeError for anything else.

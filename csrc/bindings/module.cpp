@@ -25,4 +25,5 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_nn_conv(m);
   ember::bindings::bind_math(m);
   ember::bindings::bind_random(m, cuda);
+  ember::bindings::bind_amp(m);
 }

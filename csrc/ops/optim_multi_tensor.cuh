@@ -24,6 +24,7 @@ constexpr int kIlp = 4;
 
 template <int DEPTH>
 struct MaxTensors;
+template <> struct MaxTensors<1> { static constexpr int value = 110; };
 template <> struct MaxTensors<2> { static constexpr int value = 64; };
 template <> struct MaxTensors<3> { static constexpr int value = 48; };
 template <> struct MaxTensors<4> { static constexpr int value = 36; };

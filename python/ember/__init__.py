@@ -28,6 +28,9 @@ def __getattr__(name):
     if name in ("set_printoptions", "get_printoptions", "printoptions"):
         from ember import _tensor_str
         return getattr(_tensor_str, name)
+    if name == "amp":  # ember.amp (GradScaler...), imported on first use
+        import importlib
+        return importlib.import_module("ember.amp")
     if name == "utils":  # ember.utils.data (DataLoader...), imported on first use
         import importlib
         return importlib.import_module("ember.utils")
@@ -60,6 +63,25 @@ def load(f, map_location=None, *args, **kwargs):
     from ember.serialization import load as _load
     return _load(f, map_location, *args, **kwargs)
 
+
+# Mixed precision (csrc/autograd/autocast.hpp): the state is C++ and thread-local;
+# ember.autocast enters and leaves a region in one C++ call each.
+from ember._C import (  # noqa: E402
+    is_autocast_enabled, set_autocast_enabled, get_autocast_dtype, set_autocast_dtype,
+    is_autocast_cache_enabled, set_autocast_cache_enabled, autocast_increment_nesting,
+    autocast_decrement_nesting, clear_autocast_cache, _amp_foreach_non_finite_check_and_unscale_,
+    _amp_update_scale_,
+)
+from ember.amp.autocast_mode import (  # noqa: E402
+    autocast, is_autocast_cpu_enabled, set_autocast_cpu_enabled, get_autocast_cpu_dtype,
+    set_autocast_cpu_dtype, get_autocast_gpu_dtype, set_autocast_gpu_dtype,
+)
+
+_AMP = ("amp", "autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
+        "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
+        "autocast_increment_nesting", "autocast_decrement_nesting", "clear_autocast_cache",
+        "is_autocast_cpu_enabled", "set_autocast_cpu_enabled", "get_autocast_cpu_dtype",
+        "set_autocast_cpu_dtype", "get_autocast_gpu_dtype", "set_autocast_gpu_dtype")
 
 _AUTOGRAD = ("autograd", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
              "is_grad_enabled", "is_inference_mode_enabled", "nn", "optim", "save", "load")
@@ -105,7 +127,7 @@ __all__ = ["cuda", "utils", "device", "version", "__version__", "Tensor", "Size"
            "empty_like", "zeros_like", "ones_like", "full_like", "empty_strided", "arange",
            "linspace", "eye", "cat", "concat", "concatenate", "stack", "is_tensor", "numel",
            "set_printoptions", "get_printoptions", "printoptions", *_FUNCTIONAL, *_LINALG, *_RANDOM,
-           *_AUTOGRAD, *_DTYPE_NAMES]
+           *_AUTOGRAD, *_AMP, *_DTYPE_NAMES]
 
 globals().update({_n: getattr(_C, _n) for _n in _DTYPE_NAMES})
 

@@ -121,3 +121,10 @@ from ember.cuda.random import (  # noqa: E402
 
 __all__ += ["random", "get_rng_state", "get_rng_state_all", "initial_seed", "manual_seed",
             "manual_seed_all", "seed", "seed_all", "set_rng_state", "set_rng_state_all"]
+
+
+def __getattr__(name):
+    if name == "amp":  # torch.cuda.amp's deprecated aliases, imported on first use
+        import importlib
+        return importlib.import_module("ember.cuda.amp")
+    raise AttributeError(f"module 'ember.cuda' has no attribute {name!r}")

@@ -74,6 +74,8 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    if _ac_on():
+        input, = _ac_fp32(2, input)
     scaled = input * beta
     return ember.where(scaled > threshold, input, ember.log1p(ember.exp(scaled)) / beta)
 
@@ -138,6 +140,17 @@ def _check_target_size(input, target, name):
 
 _mse_loss = _nn.mse_loss
 
+# Autocast (torch's op lists) for the ops written here: their tensors go to
+# float32 when autocast is on for their device type and its list has the op
+# (1: cpu list, 2: cuda list, 3: both). One C++ flag read when autocast is off.
+_ac_on = ember._C._is_any_autocast_enabled
+_ac_fp32 = ember._C._autocast_float32
+_BCE_BANNED = ("torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to "
+               "autocast.\nMany models use a sigmoid layer right before the binary cross entropy "
+               "layer.\nIn this case, combine the two layers using "
+               "torch.nn.functional.binary_cross_entropy_with_logits\nor torch.nn.BCEWithLogitsLoss.  "
+               "binary_cross_entropy_with_logits and BCEWithLogits are\nsafe to autocast.")
+
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """mean((input - target) ** 2) (or sum/none): one C++ call and one autograd node."""
@@ -152,6 +165,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if _ac_on():
+        input, target, weight = _ac_fp32(3, input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_target_size(input, target, "l1_loss")
     loss = ember.abs(input - target)
@@ -205,6 +220,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     """-input[n, target[n]] * weight[target[n]], averaged over the weights of the
     targets that are not ignore_index (or sum/none)."""
+    if _ac_on():
+        input, target, weight = _ac_fp32(3, input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if target.dtype.is_floating_point:
         raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
@@ -231,6 +248,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduction="mean", label_smoothing=0.0):
     """log_softmax over dim 1 (dim 0 for a 1-D input) then nll_loss; ``target`` holds
     class indices, or class probabilities (same shape as input)."""
+    if _ac_on():
+        input, target, weight = _ac_fp32(3, input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -276,6 +295,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduction="mean", pos_weight=None):
     """Sigmoid + binary cross-entropy in the stable form
     (1 - t) x + w_p (log(1 + exp(-|x|)) + max(-x, 0)), w_p = 1 + (pos_weight - 1) t."""
+    if _ac_on():
+        input, target, weight, pos_weight = _ac_fp32(3, input, target, weight, pos_weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
@@ -293,6 +314,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
+    if _ac_on():
+        if input.is_cuda and ember._C.is_autocast_enabled("cuda"):
+            raise RuntimeError(_BCE_BANNED)
+        input, target, weight = _ac_fp32(1, input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
