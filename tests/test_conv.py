@@ -558,3 +558,19 @@ def test_pool_errors():
         xg = t64(rand(1, 1, 4, 4), True)
         ember.autograd.grad(F.avg_pool2d(xg, 2).sum(), (xg,), create_graph=True)
     np.testing.assert_allclose(npy(F.avg_pool2d(x, 2)), avg_pool_ref(npy(x), 2), rtol=1e-12)
+
+
+def test_conv2d_runs_in_bfloat16_under_cpu_autocast():
+    # torch's CPU autocast list puts conv2d in the lower precision; gradients reach the
+    # float32 leaves in float32
+    x = ember.tensor(rand(2, 3, 9, 8), dtype=ember.float32)
+    conv = nn.Conv2d(3, 5, 3, padding=1)
+    with ember.autocast("cpu", dtype=ember.bfloat16):
+        y = conv(x)
+    assert y.dtype == ember.bfloat16
+    ref = conv_ref(npy(x), npy(conv.weight.detach()), npy(conv.bias.detach()), padding=1)
+    np.testing.assert_allclose(npy(y.float()), ref, rtol=3e-2, atol=3e-2)
+    y.float().sum().backward()
+    assert conv.weight.grad.dtype == ember.float32 and conv.bias.grad.dtype == ember.float32
+    with ember.autocast("cpu", dtype=ember.bfloat16, enabled=False):
+        assert conv(x).dtype == ember.float32

@@ -296,3 +296,28 @@ def test_two_branch_model_step_matches_torch():
     assert abs(float(loss.detach()) - float(tloss.detach())) < 1e-5
     for ep, tp in zip([*ea.parameters(), *eb.parameters()], [*ta.parameters(), *tb.parameters()]):
         close(ep.grad, tp.grad, 1e-3)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_conv2d_autocast_dtype_matches_torch(dtype):
+    torch = pytest.importorskip("torch")
+    x = RNG.standard_normal((2, 3, 12, 12))
+    conv = enn.Conv2d(3, 8, 3, padding=1).to("cuda")
+    tconv = torch.nn.Conv2d(3, 8, 3, padding=1).to("cuda")
+    with torch.no_grad():
+        tconv.weight.copy_(torch.from_numpy(conv.weight.detach().cpu().numpy()))
+        tconv.bias.copy_(torch.from_numpy(conv.bias.detach().cpu().numpy()))
+    ex = ember.tensor(x, dtype=ember.float32, device="cuda")
+    tx = torch.tensor(x, dtype=torch.float32, device="cuda")
+    with ember.autocast("cuda", dtype=getattr(ember, dtype)):
+        ey = conv(ex)
+    with torch.autocast("cuda", dtype=getattr(torch, dtype)):
+        ty = tconv(tx)
+    assert str(ey.dtype).split(".")[-1] == str(ty.dtype).split(".")[-1] == dtype
+    np.testing.assert_allclose(ey.float().cpu().numpy(), ty.float().cpu().numpy(),
+                               rtol=3e-2, atol=3e-2)
+    ey.float().sum().backward()
+    ty.float().sum().backward()
+    assert conv.weight.grad.dtype == ember.float32
+    np.testing.assert_allclose(conv.weight.grad.cpu().numpy(), tconv.weight.grad.cpu().numpy(),
+                               rtol=5e-2, atol=5e-1)

@@ -3,6 +3,7 @@
 // grad_weight and grad_bias from one pass where the GPU's direct kernel
 // applies. The backward is not recorded, so create_graph=True through a
 // convolution raises instead of returning a wrong second derivative.
+#include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
 #include "ops/conv.hpp"
@@ -23,6 +24,9 @@ void refuse_double_backward(const char* op) {
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
               const ops::Conv2dParams& p) {
+  // torch's autocast (cuda and cpu lists): the lower precision
+  EMBER_AUTOCAST(Lower, kBothLists, input,
+                 return autograd::conv2d(ac.cast(input), ac.cast(weight), ac.cast(bias), p));
   EMBER_CHECK(input.dim() == 3 || input.dim() == 4,
               "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ",
               shape_str(input.sizes()));
