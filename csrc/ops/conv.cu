@@ -2,10 +2,10 @@
 // element, the index arithmetic of conv_kernels.hpp) and the direct kernels
 // for a small reduction C/G*kh*kw <= kDirectK: forward (one thread per
 // output pixel computes up to kFwdOut output channels from the receptive
-// field it holds in registers) and grad_weight/grad_bias (one thread
-// accumulates kWgradOut channels x C/G*kh*kw products over a strided range
-// of pixels; warps reduce with shuffles and add into a float32/float64
-// buffer with atomics). Both run on the current stream of the device.
+// field it holds in registers) and grad_weight/grad_bias (a GEMM over pixel
+// tiles staged in shared memory, 4 channels x 8 taps of accumulators per
+// thread, added into a float32/float64 buffer with one atomic per value and
+// block). Both run on the current stream of the device.
 #include <algorithm>
 
 #include "ops/conv.hpp"
@@ -27,7 +27,6 @@ using internal::ConvGeom;
 
 constexpr int kDirectK = 32;  // largest C/G*kh*kw of the direct kernels
 constexpr int kFwdOut = 16;   // output channels per thread, forward
-constexpr int kWgradOut = 2;  // output channels per thread, grad_weight
 
 template <typename F>
 void dispatch_floating(ScalarType t, F&& f) {
@@ -125,73 +124,129 @@ __global__ void __launch_bounds__(kThreads) conv_direct_kernel(
   }
 }
 
-template <typename A>
-__device__ __forceinline__ A warp_sum(A v) {
-#pragma unroll
-  for (int s = 16; s > 0; s >>= 1) v += __shfl_down_sync(0xffffffffu, v, s);
-  return v;
-}
 
 // gw[o, r] += sum over pixels of grad_out[n, o, p] * x_r(n, p) (and gb[o] +=
-// grad_out[n, o, p]) for kWgradOut channels o of one group. grid.x strides
-// over the N * P pixels, grid.y covers the (group, channel block) pairs.
+// grad_out[n, o, p]): a GEMM of [64 channels x pixels] by [pixels x K taps]
+// with a tiny result and a huge inner dimension. A block owns up to 64
+// channels of one group (grid.y) and walks tiles of kTM pixels (grid.x
+// strides over them): each tile of grad_out (64 x kTM) and of the implicit
+// im2col matrix (K x kTM) is staged in shared memory; each thread keeps a
+// 4-channel x 8-tap block of accumulators over its quarter of the tile's
+// pixels. The four quarters are summed in shared memory at the end and added
+// into gw/gb with one atomic per value and block.
+constexpr int kWgOc = 64;  // channels per block
+template <typename A>
+constexpr int wgrad_tile() { return sizeof(A) == 8 ? 32 : 64; }
+
 template <typename T, typename A>
 __global__ void __launch_bounds__(kThreads) conv_wgrad_kernel(
     const T* __restrict__ go, const T* __restrict__ in, A* gw, A* gb, ConvGeom g, int Cg,
     int Og, int O, int64_t N) {
+  constexpr int TM = wgrad_tile<A>();
   __shared__ Taps taps;
+  __shared__ A gs[kWgOc][TM + 1];
+  __shared__ A xs[kDirectK][TM + 1];
+  __shared__ int64_t pix_n[TM], pix_p[TM], pix_h0[TM], pix_w0[TM];
   const int K = Cg * int(g.kh * g.kw);
-  const int blocks_per_group = (Og + kWgradOut - 1) / kWgradOut;
+  const int blocks_per_group = (Og + kWgOc - 1) / kWgOc;
   const int grp = blockIdx.y / blocks_per_group;
-  const int o_first = (blockIdx.y - grp * blocks_per_group) * kWgradOut;
+  const int o_first = (blockIdx.y - grp * blocks_per_group) * kWgOc;
   const int o0 = grp * Og + o_first;
-  const int count = min(kWgradOut, Og - o_first);
+  const int count = min(kWgOc, Og - o_first);
   load_taps(taps, g, K);
-  __syncthreads();
-  A acc[kWgradOut][kDirectK];
-  A bacc[kWgradOut];
+  const int tid = threadIdx.x;
+  const int pg = tid / 64, lane = tid % 64;  // pixel quarter; 64 threads cover the result
+  const int og = lane / 4, kg = lane % 4;    // channels og*4.., taps kg*8..
+  A acc[4][8];
+  A bacc[4];
 #pragma unroll
-  for (int oo = 0; oo < kWgradOut; ++oo) {
-    bacc[oo] = A(0);
+  for (int j = 0; j < 4; ++j) {
+    bacc[j] = A(0);
 #pragma unroll
-    for (int r = 0; r < kDirectK; ++r) acc[oo][r] = A(0);
+    for (int i = 0; i < 8; ++i) acc[j][i] = A(0);
   }
   const int64_t P = g.OH * g.OW;
   const int64_t total = N * P;
-  for (int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
-       t += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t n = t / P, p = t - n * P;
-    const int64_t oh = p / g.OW, ow = p - oh * g.OW;
-    const int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
-    const T* base = in + (n * g.C + int64_t(grp) * Cg) * g.H * g.W;
-    const T* gp = go + (n * O + o0) * P + p;
-    A gv[kWgradOut];
-#pragma unroll
-    for (int oo = 0; oo < kWgradOut; ++oo) {
-      gv[oo] = oo < count ? A(gp[int64_t(oo) * P]) : A(0);
-      bacc[oo] += gv[oo];
+  const int64_t tiles = (total + TM - 1) / TM;
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int64_t m0 = tile * TM;
+    __syncthreads();  // the previous tile is consumed; taps are loaded
+    if (tid < TM) {
+      const int64_t m = m0 + tid;
+      const int64_t n = m / P, p = m - n * P;
+      const int64_t oh = p / g.OW, ow = p - oh * g.OW;
+      pix_n[tid] = m < total ? n : -1;
+      pix_p[tid] = p;
+      pix_h0[tid] = oh * g.sh - g.ph;
+      pix_w0[tid] = ow * g.sw - g.pw;
     }
+    __syncthreads();
+    for (int e = tid; e < kWgOc * TM; e += kThreads) {
+      const int oc = e / TM, px = e - oc * TM;
+      const int64_t n = pix_n[px];
+      gs[oc][px] = (oc < count && n >= 0) ? A(go[(n * O + o0 + oc) * P + pix_p[px]]) : A(0);
+    }
+    for (int e = tid; e < kDirectK * TM; e += kThreads) {
+      const int r = e / TM, px = e - r * TM;
+      const int64_t n = pix_n[px];
+      A v = A(0);
+      if (r < K && n >= 0) {
+        const T* base = in + (n * g.C + int64_t(grp) * Cg) * g.H * g.W;
+        v = tap_value<T, A>(base, g, taps.tap[r], pix_h0[px], pix_w0[px]);
+      }
+      xs[r][px] = v;
+    }
+    __syncthreads();
+    constexpr int Q = TM / 4;  // pixels per quarter
+#pragma unroll 4
+    for (int q = 0; q < Q; ++q) {
+      const int px = pg * Q + q;
+      A gv[4], xv[8];
 #pragma unroll
-    for (int r = 0; r < kDirectK; ++r) {
-      if (r < K) {
-        const A xv = tap_value<T, A>(base, g, taps.tap[r], h0, w0);
+      for (int j = 0; j < 4; ++j) gv[j] = gs[og * 4 + j][px];
 #pragma unroll
-        for (int oo = 0; oo < kWgradOut; ++oo) acc[oo][r] += gv[oo] * xv;
+      for (int i = 0; i < 8; ++i) xv[i] = xs[kg * 8 + i][px];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        bacc[j] += gv[j];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) acc[j][i] += gv[j] * xv[i];
       }
     }
   }
-  const bool lane0 = (threadIdx.x & 31) == 0;
+  // Sum the four quarters: quarters 1..3 in turn hand their values to quarter 0.
+  __shared__ A red[64 * 36];  // 64 threads x (32 + 4) values
+  for (int from = 1; from < 4; ++from) {
+    __syncthreads();
+    if (pg == from) {
 #pragma unroll
-  for (int oo = 0; oo < kWgradOut; ++oo) {
+      for (int j = 0; j < 4; ++j) {
+        red[lane * 36 + 32 + j] = bacc[j];
 #pragma unroll
-    for (int r = 0; r < kDirectK; ++r) {
-      if (r < K) {
-        const A v = warp_sum(acc[oo][r]);
-        if (lane0 && oo < count) atomicAdd(gw + int64_t(o0 + oo) * K + r, v);
+        for (int i = 0; i < 8; ++i) red[lane * 36 + j * 8 + i] = acc[j][i];
       }
     }
-    const A b = warp_sum(bacc[oo]);
-    if (gb && lane0 && oo < count) atomicAdd(gb + o0 + oo, b);
+    __syncthreads();
+    if (pg == 0) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        bacc[j] += red[lane * 36 + 32 + j];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) acc[j][i] += red[lane * 36 + j * 8 + i];
+      }
+    }
+  }
+  if (pg != 0) return;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const int oc = og * 4 + j;
+    if (oc >= count) continue;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const int r = kg * 8 + i;
+      if (r < K) atomicAdd(gw + int64_t(o0 + oc) * K + r, acc[j][i]);
+    }
+    if (gb && kg == 0) atomicAdd(gb + o0 + oc, bacc[j]);
   }
 }
 
@@ -268,7 +323,7 @@ bool conv2d_weight_grad_direct_cuda(const Tensor& grad_out, const Tensor& input,
   const int64_t O = gw.size(0), Og = O / groups, Cg = gw.size(1);
   const int64_t K = Cg * g.kh * g.kw;
   const int64_t pixels = input.size(0) * g.OH * g.OW;
-  const int64_t gy = groups * ((Og + kWgradOut - 1) / kWgradOut);
+  const int64_t gy = groups * ((Og + kWgOc - 1) / kWgOc);
   if (K <= 0 || K > kDirectK || gy > 65535 || Og == 0 || pixels == 0 || !taps_fit(g, Cg))
     return false;
   const int dev = gw.device().index;
@@ -284,9 +339,11 @@ bool conv2d_weight_grad_direct_cuda(const Tensor& grad_out, const Tensor& input,
                                     : Tensor::empty(gb.sizes(), acc_t, gb.device());
   zero_(wacc);
   if (bacc.defined()) zero_(bacc);
-  const int64_t want = int64_t(sm_count(dev)) * 8;
-  const int64_t gx = std::max<int64_t>(
-      1, std::min<int64_t>((pixels + kThreads - 1) / kThreads, std::max<int64_t>(1, want / gy)));
+  // About three resident blocks per SM in all; each block walks many pixel tiles
+  // (the fewer blocks, the fewer atomics at the end).
+  const int64_t want = int64_t(sm_count(dev)) * 3;
+  const int64_t tiles = (pixels + 31) / 32;
+  const int64_t gx = std::max<int64_t>(1, std::min<int64_t>(tiles, std::max<int64_t>(1, want / gy)));
   dispatch_floating(gw.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = typename conv_detail::Acc<T>::type;
