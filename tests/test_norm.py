@@ -421,8 +421,8 @@ def test_embedding_gradcheck():
     w = t64(RNG.standard_normal((7, 3)), True)
     idx = ember.tensor([[0, 6], [3, 0]])
     assert ember.autograd.gradcheck(lambda w: F.embedding(idx, w), (w,))
-    assert ember.autograd.gradcheck(lambda w: F.embedding(idx, w, padding_idx=0), (w,))
-    assert ember.autograd.gradcheck(lambda w: F.embedding(idx, w, scale_grad_by_freq=True), (w,))
+    # padding_idx and scale_grad_by_freq are not checked here: by design (torch's) their
+    # gradients are not the derivative (test_embedding_padding_idx_and_scale_grad_by_freq)
 
 
 def test_embedding_max_norm_renormalises_rows_in_place():

@@ -7,6 +7,9 @@ from ember.nn.modules.activation import (ReLU, GELU, SiLU, Sigmoid, Tanh, Softma
 from ember.nn.modules.dropout import Dropout, Flatten, Unflatten
 from ember.nn.modules.loss import (MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss,
                                    BCELoss)
+from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
+from ember.nn.modules.normalization import LayerNorm
+from ember.nn.modules.sparse import Embedding
 
 __all__ = ["Module", "RemovableHandle", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Identity", "Linear", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh",
