@@ -263,6 +263,7 @@ def test_embedding_out_of_range_on_gpu_does_not_crash():
 def test_norm_ops_on_a_side_stream_and_second_device(torch):
     s = ember.cuda.Stream()
     x = ember.randn(64, 128, device="cuda")
+    s.wait_stream(ember.cuda.current_stream())
     with ember.cuda.stream(s):
         y = EF.layer_norm(x, (128,))
         z = EF.batch_norm(x, None, None, training=True)
