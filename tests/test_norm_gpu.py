@@ -274,3 +274,25 @@ def test_norm_ops_on_a_side_stream_and_second_device(torch):
     if ember.cuda.device_count() > 1:
         x1 = x.to("cuda:1")
         close(EF.layer_norm(x1, (128,)), torch.nn.functional.layer_norm(tx, (128,)), "float32")
+
+
+@pytest.mark.parametrize("op", ["layer_norm", "batch_norm"])
+def test_norm_double_backward_vs_torch(torch, op):
+    x = RNG.standard_normal((4, 3, 5))
+    ex, tx = pair(torch, x, "float64", True)
+    c = 5 if op == "layer_norm" else 3
+    ew, tw = pair(torch, RNG.standard_normal(c), "float64", True)
+
+    def run(mod, F, xx, ww):
+        if op == "layer_norm":
+            return F.layer_norm(xx, (5,), ww).pow(3).sum()
+        return F.batch_norm(xx, None, None, ww, None, training=True).pow(3).sum()
+
+    ey, ty = run(ember, EF, ex, ew), run(torch, torch.nn.functional, tx, tw)
+    (egx,) = ember.autograd.grad(ey, ex, create_graph=True)
+    (tgx,) = torch.autograd.grad(ty, tx, create_graph=True)
+    close(egx, tgx, "float64", scale=100)
+    egx.pow(2).sum().backward()
+    tgx.pow(2).sum().backward()
+    close(ex.grad, tx.grad, "float64", scale=1000)
+    close(ew.grad, tw.grad, "float64", scale=1000)
