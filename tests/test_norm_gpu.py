@@ -41,8 +41,8 @@ def pair(torch, a, dtype, requires_grad=False):
 
 def close(e, t, dtype, scale=1.0):
     rtol, atol = TOL[dtype]
-    np.testing.assert_allclose(e.detach().float().cpu().numpy(),
-                               t.detach().float().cpu().numpy(), rtol=rtol * scale,
+    np.testing.assert_allclose(e.detach().double().cpu().numpy(),
+                               t.detach().double().cpu().numpy(), rtol=rtol * scale,
                                atol=atol * scale)
 
 
