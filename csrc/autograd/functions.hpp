@@ -104,6 +104,27 @@ std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const ops::Pool2dParams& p
 Tensor avg_pool2d(const Tensor& x, const ops::Pool2dParams& p);
 // An output size of -1 keeps the input's size (torch's None).
 Tensor adaptive_avg_pool2d(const Tensor& x, int64_t oh, int64_t ow);
+// ---- normalisation (formulas_norm.cpp) and embeddings (formulas_embedding.cpp) ----
+// batch_norm over dim 1 of an (N, C, *) input. training: normalises with the
+// batch's statistics and, when running_mean/running_var are defined, updates
+// them in place (running = (1 - momentum) * running + momentum * batch, the
+// unbiased variance); otherwise normalises with the running statistics.
+// weight/bias may be undefined. One node with a fused backward.
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight, const Tensor& bias, bool training, double momentum,
+                  double eps);
+// layer_norm over the last normalized_shape.size() dims; weight/bias (of
+// normalized_shape) may be undefined. One node with a fused backward.
+Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight,
+                  const Tensor& bias, double eps);
+// weight[indices] (an int64/int32 tensor of any shape); rows equal to
+// padding_idx (-1: none, already wrapped) get no gradient.
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
+                 bool scale_grad_by_freq);
+// In place, without autograd: rows of weight named by indices whose norm_type
+// norm exceeds max_norm are scaled to max_norm (torch.embedding_renorm_).
+void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm,
+                       double norm_type);
 
 // ---- views (formulas_views.cpp) -----------------------------------------------
 Tensor view(const Tensor& t, const Shape& shape);

@@ -27,6 +27,7 @@ void bind_autograd_function(py::module_& m);
 void bind_autograd_optim(py::module_& m);
 void bind_autograd_nn(py::module_& m);  // after bind_linalg (adds to _C._nn)
 void bind_nn_conv(py::module_& m);      // after bind_autograd_nn (adds to _C._nn)
+void bind_nn_norm(py::module_& m);  // after bind_autograd_nn (adds to _C._nn)
 void bind_linalg(py::module_& m);  // after bind_tensor: adds Tensor methods
 void bind_math(py::module_& m);
 void bind_random(py::module_& m, py::module_& cuda);  // after bind_tensor

@@ -11,7 +11,7 @@ __all__ = ["linear", "relu", "relu_", "gelu", "silu", "sigmoid", "tanh", "softma
            "dropout", "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy_with_logits", "binary_cross_entropy", "leaky_relu", "elu",
            "softplus", "one_hot", "normalize", "conv2d", "max_pool2d", "max_pool2d_with_indices",
-           "avg_pool2d", "adaptive_avg_pool2d"]
+           "avg_pool2d", "adaptive_avg_pool2d", "batch_norm", "layer_norm", "embedding"]
 
 #: linear(input, weight, bias=None) -> input @ weight.T + bias. On the GPU the
 #: bias is added in cuBLASLt's epilogue (one pass over the output).
@@ -343,3 +343,58 @@ def one_hot(tensor, num_classes=-1):
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     denom = ember.clamp_min(ember.norm(input, p=p, dim=dim, keepdim=True), eps)
     return input / denom
+
+
+# ---- normalisation and embeddings (C++: ember._C._nn, one autograd node each) ----
+
+_batch_norm = _nn.batch_norm
+#: layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5): normalises
+#: over the last len(normalized_shape) dims (one kernel forward, one backward).
+layer_norm = _nn.layer_norm
+_embedding = _nn.embedding
+_embedding_renorm_ = _nn.embedding_renorm_
+
+
+def _verify_batch_size(size):
+    size_prods = size[0]
+    for i in range(len(size) - 2):
+        size_prods *= size[i + 2]
+    if size_prods == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalises each channel (dim 1) of an (N, C, *) input with the batch's
+    statistics (training; running_mean/running_var, when given, are updated in
+    place with momentum and the unbiased variance) or with the running ones."""
+    if training:
+        _verify_batch_size(input.size())
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """weight[input]: rows of ``weight`` for the int64/int32 indices ``input``.
+    padding_idx's row gets no gradient; max_norm renormalises the looked-up rows
+    of weight in place first. Gradients are dense (sparse=True is not supported).
+    On the GPU an out-of-range index gives a zero row and is reported (IndexError)
+    by the next embedding call: the check never waits for the GPU."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if sparse:
+        raise NotImplementedError(
+            "ember.nn.functional.embedding: sparse=True (sparse gradients) is not supported; "
+            "ember uses dense gradients (pass sparse=False)")
+    if max_norm is not None:
+        input = input.contiguous()
+        with ember.no_grad():
+            _embedding_renorm_(weight, input, max_norm, norm_type)
+    return _embedding(weight, input, padding_idx, scale_grad_by_freq)

@@ -9,9 +9,13 @@ from ember.nn.modules.conv import Conv2d
 from ember.nn.modules.pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
 from ember.nn.modules.loss import (MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss,
                                    BCELoss)
+from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
+from ember.nn.modules.normalization import LayerNorm
+from ember.nn.modules.sparse import Embedding
 
 __all__ = ["Module", "RemovableHandle", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Identity", "Linear", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh",
            "Softmax", "LogSoftmax", "LeakyReLU", "ELU", "Softplus", "Dropout", "Flatten",
            "Unflatten", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss",
-           "BCELoss", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+           "BCELoss", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d",
+           "BatchNorm2d", "LayerNorm", "Embedding"]

@@ -1,0 +1,78 @@
+// nn.functional's normalisation layers and embedding (ember._C._nn):
+// batch_norm, layer_norm, embedding, embedding_renorm_. Argument checks that
+// torch makes in Python (batch size, padding_idx, sparse) stay in
+// ember/nn/functional.py; shapes, dtypes and devices are checked in C++.
+#include "autograd/functions.hpp"
+#include "bindings/tensor_common.hpp"
+#include "ops/embedding.hpp"
+#include "runtime/errors.hpp"
+
+namespace ember::bindings {
+
+namespace {
+
+Tensor optional_tensor(py::handle obj, const char* what) {
+  return obj.is_none() ? Tensor() : tensor_arg(obj, what);
+}
+
+Shape normalized_shape_arg(py::handle obj) {
+  if (PyLong_Check(obj.ptr()) || (!PySequence_Check(obj.ptr()) && py::hasattr(obj, "__index__"))) {
+    return Shape{int_arg(obj, "layer_norm", "normalized_shape")};
+  }
+  return int_list_arg(obj, "layer_norm", "normalized_shape");
+}
+
+}  // namespace
+
+void bind_nn_norm(py::module_& m) {
+  py::module_ nn = py::hasattr(m, "_nn") ? py::reinterpret_borrow<py::module_>(m.attr("_nn"))
+                                         : m.def_submodule("_nn", "ember.nn.functional's core");
+  nn.def(
+      "batch_norm",
+      [](const Tensor& input, py::handle running_mean, py::handle running_var, py::handle weight,
+         py::handle bias, bool training, double momentum, double eps) {
+        return autograd::batch_norm(input, optional_tensor(running_mean, "running_mean"),
+                                    optional_tensor(running_var, "running_var"),
+                                    optional_tensor(weight, "weight"), optional_tensor(bias, "bias"),
+                                    training, momentum, eps);
+      },
+      py::arg("input"), py::arg("running_mean"), py::arg("running_var"),
+      py::arg("weight") = py::none(), py::arg("bias") = py::none(), py::arg("training") = false,
+      py::arg("momentum") = 0.1, py::arg("eps") = 1e-5,
+      "Batch normalisation over dim 1 of an (N, C, *) input, one autograd node; updates the "
+      "running statistics in place when training.");
+  nn.def(
+      "layer_norm",
+      [](const Tensor& input, py::handle normalized_shape, py::handle weight, py::handle bias,
+         double eps) {
+        return autograd::layer_norm(input, normalized_shape_arg(normalized_shape),
+                                    optional_tensor(weight, "weight"), optional_tensor(bias, "bias"),
+                                    eps);
+      },
+      py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
+      py::arg("bias") = py::none(), py::arg("eps") = 1e-5,
+      "Layer normalisation over the last len(normalized_shape) dims, one autograd node.");
+  nn.def(
+      "embedding",
+      [](const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq) {
+        return autograd::embedding(weight, indices, padding_idx, scale_grad_by_freq);
+      },
+      py::arg("weight"), py::arg("indices"), py::arg("padding_idx") = -1,
+      py::arg("scale_grad_by_freq") = false,
+      "weight[indices] (one autograd node; padding_idx >= 0 gets no gradient).");
+  nn.def(
+      "embedding_renorm_",
+      [](const Tensor& weight, const Tensor& indices, double max_norm, double norm_type) {
+        autograd::embedding_renorm_(weight, indices, max_norm, norm_type);
+        return weight;
+      },
+      py::arg("weight"), py::arg("indices"), py::arg("max_norm"), py::arg("norm_type") = 2.0,
+      "Scales the rows of weight named by indices to norm at most max_norm, in place.");
+  nn.def(
+      "_embedding_check_errors",
+      [](py::handle device) { ops::check_embedding_errors(device_arg(device)); },
+      py::arg("device"),
+      "Raises the IndexError a finished GPU embedding call on `device` recorded, if any.");
+}
+
+}  // namespace ember::bindings
