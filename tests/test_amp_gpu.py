@@ -279,14 +279,16 @@ def test_unscale_many_grads_matches_torch(torch):
         for s in shapes:
             e, t = pair(torch, s, dt)
             es.append(e)
-            ts.append(t)
+            # torch's kernel has no bfloat16 case: its reference runs on float32 copies (the
+            # scale is a power of two, so the unscaled values are exact in bfloat16 too)
+            ts.append(t.float() if dt == "bfloat16" else t)
         ef, tf = ember.zeros((), device="cuda"), torch.zeros((), device="cuda")
         ei, ti = ember.tensor(1 / 512, device="cuda"), torch.tensor(1 / 512, device="cuda")
         ember._amp_foreach_non_finite_check_and_unscale_(es, ef, ei)
         torch._amp_foreach_non_finite_check_and_unscale_(ts, tf, ti)
         assert ef.item() == tf.item() == 0.0
         for e, t in zip(es, ts):
-            close(e, t, rtol=0, atol=0)
+            close(e.float() if dt == "bfloat16" else e, t, rtol=0, atol=0)
         es[151][299, 5] = float("inf")
         ts[151][299, 5] = float("inf")
         ember._amp_foreach_non_finite_check_and_unscale_(es, ef, ei)

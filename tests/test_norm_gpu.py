@@ -71,8 +71,12 @@ def test_batch_norm_training_vs_torch(torch, dtype, shape):
     ey.backward(edy)
     ty.backward(tdy)
     close(ex.grad, tx.grad, dtype, scale=4)
-    close(ew.grad, tw.grad, dtype if dtype == "float64" else "float32", scale=50)
-    close(eb.grad, tb.grad, dtype if dtype == "float64" else "float32", scale=50)
+    # the affine gradients are sums over N*H*W rounded to the parameters' dtype
+    # (sums over N*H*W: in bfloat16 both sides round products differently, a bfloat16 tolerance)
+    ptol, pscale = (dtype, 1) if dtype == "bfloat16" else (
+        dtype if dtype == "float64" else "float32", 50)
+    close(ew.grad, tw.grad, ptol, scale=pscale)
+    close(eb.grad, tb.grad, ptol, scale=pscale)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -91,7 +95,7 @@ def test_batch_norm_eval_vs_torch(torch, dtype):
     ey.backward(pair(torch, dy, dtype)[0])
     ty.backward(pair(torch, dy, dtype)[1])
     close(ex.grad, tx.grad, dtype, scale=4)
-    close(ew.grad, tw.grad, pdt, scale=50)
+    close(ew.grad, tw.grad, *(("bfloat16", 1) if dtype == "bfloat16" else (pdt, 50)))
 
 
 @pytest.mark.parametrize("cls", ["BatchNorm1d", "BatchNorm2d"])
@@ -214,12 +218,17 @@ def test_embedding_scale_grad_by_freq_and_max_norm_vs_torch(torch):
     torch.nn.functional.embedding(ti, tw, scale_grad_by_freq=True).pow(2).sum().backward()
     close(ew.grad, tw.grad, "float32")
     for p in (2.0, 1.0, 3.0):
+        # torch's documented renorm: rows looked up whose p-norm exceeds max_norm are
+        # scaled in place by max_norm / (norm + 1e-7)
+        ref = w.astype(np.float64).copy()
+        for r in np.unique(idx):
+            norm = (np.abs(ref[r]) ** p).sum() ** (1 / p)
+            if norm > 1.0:
+                ref[r] *= 1.0 / (norm + 1e-7)
         ew = ember.tensor(w, device="cuda")
-        tw = torch.tensor(w, device="cuda")
         ey = EF.embedding(ei, ew, max_norm=1.0, norm_type=p)
-        ty = torch.nn.functional.embedding(ti, tw, max_norm=1.0, norm_type=p)
-        close(ey, ty, "float32")
-        close(ew, tw, "float32")
+        np.testing.assert_allclose(ey.cpu().numpy(), ref[idx], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(ew.cpu().numpy(), ref, rtol=1e-5, atol=1e-6)
 
 
 def test_embedding_module_vs_torch(torch):
@@ -309,4 +318,5 @@ def test_layer_norm_runs_in_float32_under_autocast():
     with torch.autocast("cuda", dtype=torch.float16):
         ty = torch.nn.functional.layer_norm(tx, (16,))
     assert ey.dtype == ember.float32 and ty.dtype == torch.float32
-    np.testing.assert_allclose(ey.cpu().numpy(), ty.cpu().numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(ey.detach().cpu().numpy(), ty.detach().cpu().numpy(), rtol=1e-4,
+                               atol=1e-4)
