@@ -139,7 +139,7 @@ template <typename A>
 constexpr int wgrad_tile() { return sizeof(A) == 8 ? 32 : 64; }
 
 template <typename T, typename A>
-__global__ void __launch_bounds__(kThreads) conv_wgrad_kernel(
+__global__ void __launch_bounds__(kThreads, 2) conv_wgrad_kernel(
     const T* __restrict__ go, const T* __restrict__ in, A* gw, A* gb, ConvGeom g, int Cg,
     int Og, int O, int64_t N) {
   constexpr int TM = wgrad_tile<A>();
@@ -181,12 +181,20 @@ __global__ void __launch_bounds__(kThreads) conv_wgrad_kernel(
       pix_w0[tid] = ow * g.sw - g.pw;
     }
     __syncthreads();
-    for (int e = tid; e < kWgOc * TM; e += kThreads) {
+    // All of a thread's loads of the tile are issued before any is stored
+    // (registers first): the loads' latencies overlap.
+    constexpr int GL = kWgOc * TM / kThreads, XL = kDirectK * TM / kThreads;
+    A greg[GL], xreg[XL];
+#pragma unroll
+    for (int it = 0; it < GL; ++it) {
+      const int e = tid + it * kThreads;
       const int oc = e / TM, px = e - oc * TM;
       const int64_t n = pix_n[px];
-      gs[oc][px] = (oc < count && n >= 0) ? A(go[(n * O + o0 + oc) * P + pix_p[px]]) : A(0);
+      greg[it] = (oc < count && n >= 0) ? A(go[(n * O + o0 + oc) * P + pix_p[px]]) : A(0);
     }
-    for (int e = tid; e < kDirectK * TM; e += kThreads) {
+#pragma unroll
+    for (int it = 0; it < XL; ++it) {
+      const int e = tid + it * kThreads;
       const int r = e / TM, px = e - r * TM;
       const int64_t n = pix_n[px];
       A v = A(0);
@@ -194,7 +202,17 @@ __global__ void __launch_bounds__(kThreads) conv_wgrad_kernel(
         const T* base = in + (n * g.C + int64_t(grp) * Cg) * g.H * g.W;
         v = tap_value<T, A>(base, g, taps.tap[r], pix_h0[px], pix_w0[px]);
       }
-      xs[r][px] = v;
+      xreg[it] = v;
+    }
+#pragma unroll
+    for (int it = 0; it < GL; ++it) {
+      const int e = tid + it * kThreads;
+      gs[e / TM][e % TM] = greg[it];
+    }
+#pragma unroll
+    for (int it = 0; it < XL; ++it) {
+      const int e = tid + it * kThreads;
+      xs[e / TM][e % TM] = xreg[it];
     }
     __syncthreads();
     constexpr int Q = TM / 4;  // pixels per quarter
