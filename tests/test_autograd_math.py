@@ -374,3 +374,20 @@ def test_inplace_op_with_itself_as_operand():
 
     assert ember.autograd.gradcheck(f, (leaf(4),))
     assert ember.autograd.gradcheck(g, (leaf(4),))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_relu_backward_is_torchs_threshold_backward(dtype):
+    # y <= 0 -> 0, else g: zero at exactly 0, and g passes where the output is NaN
+    x = ember.tensor([-1.0, 0.0, 2.0, float("nan"), 3.5, -0.0], dtype=getattr(ember, dtype),
+                     requires_grad=True)
+    y = ember.relu(x)
+    g = ember.tensor([1.5, 2.0, 3.0, 4.0, 5.0, 6.0], dtype=getattr(ember, dtype))
+    y.backward(g)
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 3.0, 4.0, 5.0, 0.0])
+    # and twice differentiable in g (create_graph)
+    x2 = ember.tensor([-1.0, 2.0], dtype=getattr(ember, dtype), requires_grad=True)
+    g2 = ember.tensor([3.0, 4.0], dtype=getattr(ember, dtype), requires_grad=True)
+    (gx,) = ember.autograd.grad(ember.relu(x2), x2, g2, create_graph=True)
+    gx.sum().backward()
+    np.testing.assert_array_equal(g2.grad.numpy(), [0.0, 1.0])

@@ -40,6 +40,7 @@ const char* backward_name(BinaryOp op) {
     case BinaryOp::Minimum: return "MinimumBackward0";
     case BinaryOp::Fmax: return "FmaxBackward0";
     case BinaryOp::Fmin: return "FminBackward0";
+    case BinaryOp::ThresholdBackward: return "ThresholdBackwardBackward0";
   }
   return "BinaryBackward0";
 }
@@ -160,6 +161,10 @@ TensorList binary_grads(BinaryOp op, const Tensor& g, const Operand& a, const Op
       }
       break;
     }
+    case BinaryOp::ThresholdBackward:
+      // (g, y) -> y <= 0 ? 0 : g: linear in g with the same mask; no gradient for y
+      if (need_a) ga = autograd::binary(BinaryOp::ThresholdBackward, g, b);
+      break;
   }
   return {ga, gb};
 }

@@ -118,7 +118,9 @@ Tensor unary_grad(UnaryOp op, const Tensor& g, const Tensor& x, const Tensor& y)
     case UnaryOp::Round:
     case UnaryOp::Trunc:
       return zeros_like(g);
-    case UnaryOp::Relu:  // torch's threshold_backward: where(y <= 0, 0, g)
+    case UnaryOp::Relu:  // torch's threshold_backward: y <= 0 ? 0 : g, one pass
+      if (is_floating(g.dtype()) && g.dtype() == y.dtype())
+        return autograd::binary(ops::BinaryOp::ThresholdBackward, g, y);
       return autograd::where(ops::gt(y, Operand(0.0)), g, Operand(0.0));
     default:
       return autograd::mul(g, derivative(op, x, y));

@@ -58,6 +58,7 @@ void check_supported(BinaryOp op, const Operand& a, const Operand& b, const Bina
       if (is_bool) not_implemented(binary_name(op), common, cuda);
       break;
     case BinaryOp::Hypot:
+    case BinaryOp::ThresholdBackward:
       if (!is_floating(common)) not_implemented(binary_name(op), common, cuda);
       break;
     default:
@@ -110,6 +111,7 @@ const char* binary_name(BinaryOp op) {
     case BinaryOp::Minimum: return "minimum";
     case BinaryOp::Fmax: return "fmax";
     case BinaryOp::Fmin: return "fmin";
+    case BinaryOp::ThresholdBackward: return "threshold_backward";
   }
   return "binary";
 }

@@ -20,6 +20,7 @@ namespace ember::ops {
 enum class BinaryOp : uint8_t {
   Add, Sub, Mul, Div, DivTrunc, DivFloor, Remainder, Fmod, Pow, Atan2, Hypot,
   Maximum, Minimum, Fmax, Fmin,
+  ThresholdBackward,  // (g, y): y <= 0 ? 0 : g -- relu's gradient in one same-dtype pass
 };
 
 enum class Rounding : uint8_t { None, Trunc, Floor };

@@ -150,6 +150,10 @@ struct HypotF {
   EMBER_HD_INLINE C operator()(C a, C b) const { return m::hypot(a, b); }
 };
 template <typename C>
+struct ThresholdBackwardF {  // torch's threshold_backward(g, y, 0): NaN y passes g
+  EMBER_HD_INLINE C operator()(C g, C y) const { return y <= C(0) ? C(0) : g; }
+};
+template <typename C>
 struct MaximumF {
   EMBER_HD_INLINE C operator()(C a, C b) const {
     if (m::is_nan(a)) return a;
@@ -213,6 +217,9 @@ void dispatch_binary_c(BinaryOp op, const ElementwiseIter& it, const Scalar& alp
     case BinaryOp::Minimum: return r.template run<C, 2>(MinimumF<C>{});
     case BinaryOp::Fmax: return r.template run<C, 2>(FmaxF<C>{});
     case BinaryOp::Fmin: return r.template run<C, 2>(FminF<C>{});
+    case BinaryOp::ThresholdBackward:
+      if constexpr (kFloat) return r.template run<C, 2>(ThresholdBackwardF<C>{});
+      break;
   }
   throw Error("internal error: no kernel for this binary op and dtype");
 }
