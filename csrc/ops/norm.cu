@@ -100,27 +100,41 @@ int ln_threads(int64_t N) {
 // One block per row: mean, then the variance around it (two passes over the
 // row, the second from shared memory when the row fits), then the output.
 // Each thread reads back only the elements it cached: no barrier needed.
-template <typename T, typename A>
+// Rows whose length and address allow it are read and written as 16-byte
+// vectors of V elements (V = 1: element by element).
+template <typename T, int V>
+struct alignas(sizeof(T) * V) LnVec {
+  T v[V];
+};
+
+template <typename T, typename A, int V>
 __global__ void ln_fwd_kernel(const T* __restrict__ x, const A* __restrict__ w,
                               const A* __restrict__ b, T* __restrict__ y, A* __restrict__ mean,
                               A* __restrict__ rstd, int64_t N, A eps, bool cache) {
+  using Vec = LnVec<T, V>;
   extern __shared__ __align__(16) unsigned char ln_smem[];
-  T* buf = reinterpret_cast<T*>(ln_smem);
+  Vec* buf = reinterpret_cast<Vec*>(ln_smem);
   const int64_t row = blockIdx.x;
-  const T* xr = x + row * N;
+  const Vec* xr = reinterpret_cast<const Vec*>(x + row * N);
+  const int64_t NV = N / V;
   A s = 0, unused = 0;
-  for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
-    const T v = xr[j];
+  for (int64_t j = threadIdx.x; j < NV; j += blockDim.x) {
+    const Vec v = xr[j];
     if (cache) buf[j] = v;
-    s += static_cast<A>(v);
+#pragma unroll
+    for (int k = 0; k < V; ++k) s += static_cast<A>(v.v[k]);
   }
   block_sum2(s, unused);
   const A mu = s / static_cast<A>(N);
-  const T* src = cache ? buf : xr;
+  const Vec* src = cache ? buf : xr;
   A q = 0;
-  for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
-    const A d = static_cast<A>(src[j]) - mu;
-    q += d * d;
+  for (int64_t j = threadIdx.x; j < NV; j += blockDim.x) {
+    const Vec v = src[j];
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      const A d = static_cast<A>(v.v[k]) - mu;
+      q += d * d;
+    }
   }
   block_sum2(q, unused);
   const A r = rsqrt_acc(q / static_cast<A>(N) + eps);
@@ -128,12 +142,19 @@ __global__ void ln_fwd_kernel(const T* __restrict__ x, const A* __restrict__ w,
     mean[row] = mu;
     rstd[row] = r;
   }
-  T* yr = y + row * N;
-  for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
-    A v = (static_cast<A>(src[j]) - mu) * r;
-    if (w != nullptr) v *= w[j];
-    if (b != nullptr) v += b[j];
-    yr[j] = to_t_acc<T>(v);
+  Vec* yr = reinterpret_cast<Vec*>(y + row * N);
+  for (int64_t j = threadIdx.x; j < NV; j += blockDim.x) {
+    const Vec v = src[j];
+    Vec o;
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      const int64_t e = j * V + k;
+      A a = (static_cast<A>(v.v[k]) - mu) * r;
+      if (w != nullptr) a *= w[e];
+      if (b != nullptr) a += b[e];
+      o.v[k] = to_t_acc<T>(a);
+    }
+    yr[j] = o;
   }
 }
 
@@ -216,9 +237,20 @@ void ln_fwd_launch(const Tensor& xt, const Tensor& wt, const Tensor& bt, const T
   EMBER_CHECK(M <= 0x7FFFFFFF, "layer_norm: too many rows (", M, ")");
   const bool cache = N * static_cast<int64_t>(sizeof(T)) <= kRowCacheBytes;
   const size_t smem = cache ? static_cast<size_t>(N) * sizeof(T) : 0;
-  ln_fwd_kernel<T, A><<<static_cast<unsigned>(M), ln_threads(N), smem, st>>>(
-      cptr<T>(xt), cptr<A>(wt), cptr<A>(bt), mptr<T>(yt), mptr<A>(mt), mptr<A>(rt), N,
-      static_cast<A>(eps), cache);
+  constexpr int V = 16 / sizeof(T) > 8 ? 8 : static_cast<int>(16 / sizeof(T));
+  const bool vec = N % V == 0 &&
+                   reinterpret_cast<uintptr_t>(xt.data_ptr()) % 16 == 0 &&
+                   reinterpret_cast<uintptr_t>(yt.data_ptr()) % 16 == 0;
+  const int threads = ln_threads(vec ? N / V : N);
+  if (vec) {
+    ln_fwd_kernel<T, A, V><<<static_cast<unsigned>(M), threads, smem, st>>>(
+        cptr<T>(xt), cptr<A>(wt), cptr<A>(bt), mptr<T>(yt), mptr<A>(mt), mptr<A>(rt), N,
+        static_cast<A>(eps), cache);
+  } else {
+    ln_fwd_kernel<T, A, 1><<<static_cast<unsigned>(M), threads, smem, st>>>(
+        cptr<T>(xt), cptr<A>(wt), cptr<A>(bt), mptr<T>(yt), mptr<A>(mt), mptr<A>(rt), N,
+        static_cast<A>(eps), cache);
+  }
   EMBER_KERNEL_LAUNCH_CHECK();
 }
 
