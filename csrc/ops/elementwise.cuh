@@ -59,22 +59,35 @@ __global__ void flat_kernel(F f, FlatArgs<NIN, C, T, Out> a) {
   const int64_t start = global_id(), step = grid_size();
   int64_t tail = 0;
   if (a.aligned) {
+    // Each thread takes U vectors per step (j, j + step, ...): all their loads are
+    // issued before any is used, so compute-heavy functors (sin, pow) keep enough
+    // bytes in flight.
+    constexpr int U = 2;
     const int64_t nv = a.n / V;
-    for (int64_t j = start; j < nv; j += step) {
-      Vec<T, V> x[NIN];
+    for (int64_t j0 = start; j0 < nv; j0 += step * U) {
+      Vec<T, V> x[U][NIN];
 #pragma unroll
-      for (int k = 0; k < NIN; ++k) {
-        if (a.contig[k]) x[k] = reinterpret_cast<const Vec<T, V>*>(a.in[k])[j];
+      for (int u = 0; u < U; ++u) {
+        const int64_t j = j0 + u * step;
+#pragma unroll
+        for (int k = 0; k < NIN; ++k) {
+          if (a.contig[k] && j < nv) x[u][k] = reinterpret_cast<const Vec<T, V>*>(a.in[k])[j];
+        }
       }
-      Vec<Out, V> r;
 #pragma unroll
-      for (int e = 0; e < V; ++e) {
-        C args[NIN];
+      for (int u = 0; u < U; ++u) {
+        const int64_t j = j0 + u * step;
+        if (j >= nv) break;
+        Vec<Out, V> r;
 #pragma unroll
-        for (int k = 0; k < NIN; ++k) args[k] = a.contig[k] ? convert<C>(x[k].v[e]) : cval[k];
-        r.v[e] = convert<Out>(apply_n(f, args));
+        for (int e = 0; e < V; ++e) {
+          C args[NIN];
+#pragma unroll
+          for (int k = 0; k < NIN; ++k) args[k] = a.contig[k] ? convert<C>(x[u][k].v[e]) : cval[k];
+          r.v[e] = convert<Out>(apply_n(f, args));
+        }
+        reinterpret_cast<Vec<Out, V>*>(a.out)[j] = r;
       }
-      reinterpret_cast<Vec<Out, V>*>(a.out)[j] = r;
     }
     tail = nv * V;
   }
@@ -122,7 +135,7 @@ void launch_flat(const ElementwiseIter& it, const F& f, const C* byval, cudaStre
     if (a.contig[k]) aligned = aligned && reinterpret_cast<uintptr_t>(a.in[k]) % (V * sizeof(T)) == 0;
   }
   a.aligned = aligned;
-  flat_kernel<V, F, NIN, C, T, Out><<<blocks_for(a.n, V), kThreads, 0, stream>>>(f, a);
+  flat_kernel<V, F, NIN, C, T, Out><<<blocks_for(a.n, 2 * V), kThreads, 0, stream>>>(f, a);
   EMBER_KERNEL_LAUNCH_CHECK();
 }
 
