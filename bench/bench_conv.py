@@ -8,11 +8,9 @@ data, float32, TF32 off on both sides so both compute in full float32):
   - one Conv2d(64, 64, 3, padding=1) forward + backward on 64x64x64x64 (input requiring
     grad: grad_input, grad_weight, grad_bias).
 """
-import statistics
 import sys
-import time
 
-from harness import have
+from harness import have, wall_seconds
 
 
 class _TwoBranch:
@@ -68,17 +66,8 @@ def _conv_step(lib, conv, x):
     return step
 
 
-def _timed(step, sync, repeat=10, warmup=3):
-    for _ in range(warmup):
-        step()
-    sync()
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        step()
-        sync()
-        samples.append(time.perf_counter() - t0)
-    return statistics.median(samples)
+def _timed(step, sync):
+    return wall_seconds(step, sync, repeat=10, warmup=3)
 
 
 def run(table):

@@ -4,24 +4,12 @@ of a 64x64 product from Python, side by side with torch (device events, medians,
 random non-zero data)."""
 import statistics
 
-from harness import have, per_call
+from harness import gpu_seconds, have, per_call
 
 
-def _gpu_seconds(fn, event_cls, sync, iters=10, repeat=7, warmup=3):
+def _gpu_seconds(fn, event_cls, sync, repeat=7):
     """Median seconds per call of fn() measured with device events."""
-    for _ in range(warmup):
-        fn()
-    sync()
-    samples = []
-    for _ in range(repeat):
-        start, end = event_cls(enable_timing=True), event_cls(enable_timing=True)
-        start.record()
-        for _ in range(iters):
-            fn()
-        end.record()
-        end.synchronize()
-        samples.append(start.elapsed_time(end) / iters / 1e3)
-    return statistics.median(samples)
+    return gpu_seconds(fn, event_cls, sync, iters=10, repeat=repeat, warmup=3)
 
 
 def _pair(lib, shape_a, shape_b, dtype_name, transpose_a=False):

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from harness import have, per_call
+from harness import gpu_seconds, have, per_call
 
 GiB = 1 << 30
 
@@ -26,18 +26,7 @@ def _cpu_time(fn, repeat=9, warmup=2):
 
 def _gpu_ms(fn, event_cls, sync, repeat=15, warmup=3):
     """Median device milliseconds of fn(), from events recorded on the current stream."""
-    for _ in range(warmup):
-        fn()
-    sync()
-    samples = []
-    for _ in range(repeat):
-        start, stop = event_cls(enable_timing=True), event_cls(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        samples.append(start.elapsed_time(stop))
-    return statistics.median(samples)
+    return gpu_seconds(fn, event_cls, sync, repeat=repeat, warmup=warmup) * 1e3
 
 
 def cpu_rows(table):

@@ -2,24 +2,13 @@
 float32/bfloat16, batch_norm (training) forward+backward on (64, 64, 128, 128)
 float32, embedding forward+backward, side by side with torch (device time from
 events), plus the Python-to-kernel cost of a small layer_norm call."""
-import statistics
 
-from harness import have, per_call
+from harness import gpu_seconds, have, per_call
 
 
 def _gpu_ms(fn, event_cls, sync, repeat=15, warmup=3):
-    for _ in range(warmup):
-        fn()
-    sync()
-    samples = []
-    for _ in range(repeat):
-        start, stop = event_cls(enable_timing=True), event_cls(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        samples.append(start.elapsed_time(stop))
-    return statistics.median(samples)
+    """Median device milliseconds of fn(), from events recorded on the current stream."""
+    return gpu_seconds(fn, event_cls, sync, repeat=repeat, warmup=warmup) * 1e3
 
 
 def run(table):

@@ -2,27 +2,14 @@
 bandwidth, device events), and the per-call cost of a small draw, side by side with
 torch. ember's values are the same on the CPU and the GPU (see docs/design.md); torch's
 are not comparable bit for bit, only in speed."""
-import statistics
 
-from harness import have, per_call
+from harness import gpu_seconds, have, per_call
 
 GiB = 1 << 30
 
 
-def _gpu_seconds(fn, event_cls, sync, iters=5, repeat=7, warmup=2):
-    for _ in range(warmup):
-        fn()
-    sync()
-    samples = []
-    for _ in range(repeat):
-        start, end = event_cls(enable_timing=True), event_cls(enable_timing=True)
-        start.record()
-        for _ in range(iters):
-            fn()
-        end.record()
-        end.synchronize()
-        samples.append(start.elapsed_time(end) / iters / 1e3)
-    return statistics.median(samples)
+def _gpu_seconds(fn, event_cls, sync):
+    return gpu_seconds(fn, event_cls, sync, iters=5, repeat=7, warmup=2)
 
 
 def run(table):

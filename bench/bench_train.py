@@ -10,11 +10,10 @@ side by side with torch in one process (same weights and data).
 ``python bench/bench_train.py --profile`` prints a cProfile of ember's small step (on the
 GPU when there is one, else on the CPU): where the host time goes, per Python->C++ call.
 """
-import statistics
 import sys
 import time
 
-from harness import have, per_call
+from harness import have, per_call, wall_seconds
 
 
 def _models(lib, sizes, device, dtype):
@@ -86,17 +85,8 @@ def _setup(lib, sizes, batch, device, torch=None, ember_model=None, amp=None):
     return model, make_step(lib, model, x, y)
 
 
-def _timed(step, sync, repeat=15, warmup=5):
-    for _ in range(warmup):
-        step()
-    sync()
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        step()
-        sync()
-        samples.append(time.perf_counter() - t0)
-    return statistics.median(samples)
+def _timed(step, sync):
+    return wall_seconds(step, sync, repeat=15, warmup=5)
 
 
 def run(table):

@@ -33,6 +33,38 @@ def per_call(fn, *, calls=2000, repeat=15, warmup=200, sync=None):
     return statistics.median(samples)
 
 
+def gpu_seconds(fn, event_cls, sync, *, iters=1, repeat=7, warmup=3):
+    """Median seconds per call of fn(): device events (event_cls, the library's Event)
+    around `iters` calls, `repeat` samples after `warmup` calls and sync()."""
+    for _ in range(warmup):
+        fn()
+    sync()
+    samples = []
+    for _ in range(repeat):
+        start, end = event_cls(enable_timing=True), event_cls(enable_timing=True)
+        start.record()
+        for _ in range(iters):
+            fn()
+        end.record()
+        end.synchronize()
+        samples.append(start.elapsed_time(end) / iters / 1e3)
+    return statistics.median(samples)
+
+
+def wall_seconds(step, sync, *, repeat=10, warmup=3):
+    """Median wall-clock seconds of step() followed by sync() (a whole training step)."""
+    for _ in range(warmup):
+        step()
+    sync()
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        step()
+        sync()
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples)
+
+
 def import_seconds(module, runs=7):
     """(median seconds inside a fresh interpreter for ``import module``,
     median seconds of the whole ``python -c 'import module'`` process)."""

@@ -25,14 +25,9 @@ using internal::ConvGeom;
 // f(TypeTag<T>) for the four floating dtypes.
 template <typename F>
 void dispatch_floating(ScalarType t, F&& f) {
-  switch (t) {
-    case ScalarType::Float32: return f(TypeTag<float>{});
-    case ScalarType::Float64: return f(TypeTag<double>{});
-    case ScalarType::Float16: return f(TypeTag<Half>{});
-    case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
-    default: break;
-  }
-  throw Error(detail::str("conv2d: unsupported dtype ", dtype_name(t)));
+  ember::dispatch_floating(t, f, [t] {
+    throw Error(detail::str("conv2d: unsupported dtype ", dtype_name(t)));
+  });
 }
 
 ConvGeom geometry(const Tensor& x, const Tensor& w, const Conv2dParams& p) {

@@ -30,14 +30,9 @@ constexpr int kFwdOut = 16;   // output channels per thread, forward
 
 template <typename F>
 void dispatch_floating(ScalarType t, F&& f) {
-  switch (t) {
-    case ScalarType::Float32: return f(TypeTag<float>{});
-    case ScalarType::Float64: return f(TypeTag<double>{});
-    case ScalarType::Float16: return f(TypeTag<Half>{});
-    case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
-    default: break;
-  }
-  throw Error(detail::str("conv2d: unsupported dtype ", dtype_name(t)));
+  ember::dispatch_floating(t, f, [t] {
+    throw Error(detail::str("conv2d: unsupported dtype ", dtype_name(t)));
+  });
 }
 
 template <typename T>
@@ -278,11 +273,7 @@ Launch launch_on(const Tensor& t) {
   return {dev, cuda::current_stream(dev).handle()};
 }
 
-int sm_count(int dev) {
-  int n = 0;
-  EMBER_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-  return n;
-}
+int sm_count(int dev) { return cuda::get_device_properties(dev).multi_processor_count; }
 
 }  // namespace
 

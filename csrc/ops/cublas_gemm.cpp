@@ -71,8 +71,6 @@ bool needs_64(const Gemm& g) {
 
 }  // namespace
 
-bool gemm_small(int device, const Gemm& g);
-
 void gemm(int device, const Gemm& g) {
   if (gemm_small(device, g)) return;
   const Types ty = types_for(g.dtype);

@@ -63,13 +63,7 @@ void check_range_cpu(const Tensor& idx, int64_t V) {
 
 template <typename F>
 void dispatch_floating(ScalarType t, const char* op, F&& f) {
-  switch (t) {
-    case ScalarType::Float32: return f(TypeTag<float>{});
-    case ScalarType::Float64: return f(TypeTag<double>{});
-    case ScalarType::Float16: return f(TypeTag<Half>{});
-    case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
-    default: not_implemented(op, t, false);
-  }
+  ember::dispatch_floating(t, f, [&] { not_implemented(op, t, false); });
 }
 
 }  // namespace

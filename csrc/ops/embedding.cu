@@ -134,6 +134,21 @@ __global__ void emb_mark_kernel(const int64_t* __restrict__ idx, int64_t n, int6
   }
 }
 
+// A weight value in double: half types and float through float, double as is.
+template <typename T>
+__device__ __forceinline__ double emb_to_double(T v) {
+  return static_cast<double>(static_cast<float>(v));
+}
+__device__ __forceinline__ double emb_to_double(double v) { return v; }
+template <typename T>
+__device__ __forceinline__ T emb_from_double(double v) {
+  return T(static_cast<float>(v));
+}
+template <>
+__device__ __forceinline__ double emb_from_double<double>(double v) {
+  return v;
+}
+
 // One warp per marked row.
 template <typename T>
 __global__ void emb_renorm_kernel(T* w, int64_t rs, int64_t cs, int64_t V, int64_t D,
@@ -146,7 +161,7 @@ __global__ void emb_renorm_kernel(T* w, int64_t rs, int64_t cs, int64_t V, int64
     T* row = w + v * rs;
     double acc = 0.0;
     for (int64_t j = lane; j < D; j += 32) {
-      const double a = fabs(static_cast<double>(static_cast<float>(row[j * cs])));
+      const double a = fabs(emb_to_double(row[j * cs]));
       if (isinf(p)) {
         acc = fmax(acc, a);
       } else if (p == 1.0) {
@@ -166,56 +181,15 @@ __global__ void emb_renorm_kernel(T* w, int64_t rs, int64_t cs, int64_t V, int64
     if (norm > max_norm) {
       const double scale = max_norm / (norm + 1e-7);
       for (int64_t j = lane; j < D; j += 32) {
-        row[j * cs] = T(static_cast<float>(static_cast<double>(static_cast<float>(row[j * cs])) * scale));
+        row[j * cs] = emb_from_double<T>(emb_to_double(row[j * cs]) * scale);
       }
-    }
-  }
-}
-
-template <>
-__global__ void emb_renorm_kernel<double>(double* w, int64_t rs, int64_t cs, int64_t V, int64_t D,
-                                          const unsigned char* __restrict__ mark,
-                                          double max_norm, double p) {
-  const int lane = threadIdx.x & 31;
-  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / 32);
-  for (int64_t v = cuda_loops::global_id() / 32; v < V; v += warps) {
-    if (!mark[v]) continue;
-    double* row = w + v * rs;
-    double acc = 0.0;
-    for (int64_t j = lane; j < D; j += 32) {
-      const double a = fabs(row[j * cs]);
-      if (isinf(p)) {
-        acc = fmax(acc, a);
-      } else if (p == 1.0) {
-        acc += a;
-      } else if (p == 2.0) {
-        acc += a * a;
-      } else {
-        acc += pow(a, p);
-      }
-    }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-      const double other = __shfl_xor_sync(0xffffffffu, acc, o);
-      acc = isinf(p) ? fmax(acc, other) : acc + other;
-    }
-    const double norm = isinf(p) || p == 1.0 ? acc : p == 2.0 ? sqrt(acc) : pow(acc, 1.0 / p);
-    if (norm > max_norm) {
-      const double scale = max_norm / (norm + 1e-7);
-      for (int64_t j = lane; j < D; j += 32) row[j * cs] *= scale;
     }
   }
 }
 
 template <typename F>
 void dispatch_floating(ScalarType t, const char* op, F&& f) {
-  switch (t) {
-    case ScalarType::Float32: return f(TypeTag<float>{});
-    case ScalarType::Float64: return f(TypeTag<double>{});
-    case ScalarType::Float16: return f(TypeTag<Half>{});
-    case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
-    default: not_implemented(op, t, true);
-  }
+  ember::dispatch_floating(t, f, [&] { not_implemented(op, t, true); });
 }
 
 }  // namespace

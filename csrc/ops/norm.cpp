@@ -21,13 +21,7 @@ using norm_math::Acc;
 
 template <typename F>
 void dispatch_floating(ScalarType t, const char* op, bool cuda, F&& f) {
-  switch (t) {
-    case ScalarType::Float32: return f(TypeTag<float>{});
-    case ScalarType::Float64: return f(TypeTag<double>{});
-    case ScalarType::Float16: return f(TypeTag<Half>{});
-    case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
-    default: not_implemented(op, t, cuda);
-  }
+  ember::dispatch_floating(t, f, [&] { not_implemented(op, t, cuda); });
 }
 
 template <typename T>

@@ -64,13 +64,7 @@ __device__ __forceinline__ T to_t_acc(typename Acc<T>::type v) {
 
 template <typename F>
 void dispatch_floating(ScalarType t, const char* op, F&& f) {
-  switch (t) {
-    case ScalarType::Float32: return f(TypeTag<float>{});
-    case ScalarType::Float64: return f(TypeTag<double>{});
-    case ScalarType::Float16: return f(TypeTag<Half>{});
-    case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
-    default: not_implemented(op, t, true);
-  }
+  ember::dispatch_floating(t, f, [&] { not_implemented(op, t, true); });
 }
 
 template <typename T>

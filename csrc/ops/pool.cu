@@ -18,14 +18,9 @@ using internal::PoolKind;
 
 template <typename F>
 void dispatch_floating(ScalarType t, F&& f) {
-  switch (t) {
-    case ScalarType::Float32: return f(TypeTag<float>{});
-    case ScalarType::Float64: return f(TypeTag<double>{});
-    case ScalarType::Float16: return f(TypeTag<Half>{});
-    case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
-    default: break;
-  }
-  throw Error(detail::str("pooling: unsupported dtype ", dtype_name(t)));
+  ember::dispatch_floating(t, f, [t] {
+    throw Error(detail::str("pooling: unsupported dtype ", dtype_name(t)));
+  });
 }
 
 template <typename T>

@@ -113,27 +113,11 @@ EMBER_HD_INLINE double fma_(double a, double b, double c) {
 #endif
 }
 
-// ---- bit casts (conversions between int and float are quarter-rate on the GPU:
-// the float paths below build floats from bits instead) ------------------------------
-
-EMBER_HD_INLINE float float_from_bits(uint32_t b) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(b);
-#else
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-#endif
-}
-EMBER_HD_INLINE uint32_t bits_of(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-#endif
-}
+// Bit casts: detail::f32_bits / f32_from_bits (tensor/half.hpp). Conversions
+// between int and float are quarter-rate on the GPU: the float paths below build
+// floats from bits instead.
+using detail::f32_bits;
+using detail::f32_from_bits;
 
 // ---- uniform bits ------------------------------------------------------------------
 
@@ -154,16 +138,16 @@ EMBER_HD_INLINE double uniform_double(uint32_t hi, uint32_t lo) {
 // |s| <= 0.1716, by its odd series in s (Horner in z = s^2).
 
 EMBER_HD_INLINE float log_(float x) {
-  uint32_t bits = bits_of(x);
+  uint32_t bits = f32_bits(x);
   uint32_t e = (bits >> 23) & 0xFFu;          // biased exponent
   bits = (bits & 0x007FFFFFu) | 0x3F800000u;  // m in [1, 2)
   if (bits > 0x3FB504F3u) {                   // m > sqrt(2): halve it
     bits -= 0x00800000u;
     ++e;
   }
-  const float m = float_from_bits(bits);
+  const float m = f32_from_bits(bits);
   // k = e - 127 as a float, exactly: (2^23 + e) - (2^23 + 127).
-  const float k = sub(float_from_bits(0x4B000000u | e), 8388735.0f);
+  const float k = sub(f32_from_bits(0x4B000000u | e), 8388735.0f);
   const float s = div(sub(m, 1.0f), add(m, 1.0f));
   const float z = mul(s, s);
   // z <= 0.0295: the terms after z^4 / 9 are below float's rounding.
@@ -280,7 +264,7 @@ EMBER_HD_INLINE void sincos_2pi<float>(float u, float& s, float& c) {
   const float r = sub(x, q);
   float sp, cp;
   sincos_poly<float>(mul(r, 1.57079632679489661923f), sp, cp);
-  const uint32_t qi = bits_of(t);
+  const uint32_t qi = f32_bits(t);
   const bool swap = qi & 1u;
   const float s0 = swap ? cp : sp, c0 = swap ? sp : cp;
   s = (qi & 2u) ? -s0 : s0;
@@ -323,7 +307,7 @@ struct Normal {
       pair(sub(1.0, uniform_double(w.w[0], w.w[1])), uniform_double(w.w[2], w.w[3]), out);
     } else {
       // m in [1, 2) from 23 random bits, exactly: u1 = 2 - m in (0, 1], u2 = m - 1 in [0, 1).
-      auto unit = [](uint32_t w) { return float_from_bits(0x3F800000u | (w >> 9)); };
+      auto unit = [](uint32_t w) { return f32_from_bits(0x3F800000u | (w >> 9)); };
       pair(sub(2.0f, unit(w.w[0])), sub(unit(w.w[1]), 1.0f), out);
       pair(sub(2.0f, unit(w.w[2])), sub(unit(w.w[3]), 1.0f), out + 2);
     }

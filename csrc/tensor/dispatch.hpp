@@ -50,6 +50,20 @@ decltype(auto) dispatch(ScalarType t, F&& f) {
   return f(TypeTag<double>{});
 }
 
+// f(TypeTag<T>{}) for the four floating dtypes; any other dtype calls
+// `otherwise()`, which throws the caller's error.
+template <typename F, typename Otherwise>
+void dispatch_floating(ScalarType t, F&& f, Otherwise&& otherwise) {
+  switch (t) {
+    case ScalarType::Float32: return f(TypeTag<float>{});
+    case ScalarType::Float64: return f(TypeTag<double>{});
+    case ScalarType::Float16: return f(TypeTag<Half>{});
+    case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
+    default: break;
+  }
+  otherwise();
+}
+
 // Same-size unsigned integer type: moving bits without converting them.
 template <size_t N> struct BitsOf;
 template <> struct BitsOf<1> { using type = uint8_t; };
