@@ -14,7 +14,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "ops/random_math.hpp"
+#include "ops/random/random_math.hpp"
 
 #define CK(x)                                                                  \
   do {                                                                         \

@@ -1,8 +1,8 @@
 #include "autograd/dispatch.hpp"
 
 #include "autograd/functions.hpp"
-#include "ops/copy.hpp"
-#include "ops/fill.hpp"
+#include "ops/copy/copy.hpp"
+#include "ops/fill/fill.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
 

@@ -6,7 +6,7 @@
 #include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
-#include "ops/conv.hpp"
+#include "ops/nn/conv.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
 

@@ -6,9 +6,9 @@
 #include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
-#include "ops/copy.hpp"
-#include "ops/fill.hpp"
-#include "ops/join.hpp"
+#include "ops/copy/copy.hpp"
+#include "ops/fill/fill.hpp"
+#include "ops/index/join.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
 

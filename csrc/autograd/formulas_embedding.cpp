@@ -1,9 +1,9 @@
 // embedding as one node: the backward scatters the output gradient's rows
-// into a dense weight gradient (ops/embedding.hpp). Only the weight gets a
+// into a dense weight gradient (ops/nn/embedding.hpp). Only the weight gets a
 // gradient; the node saves the indices (as contiguous int64).
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
-#include "ops/embedding.hpp"
+#include "ops/nn/embedding.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::autograd {

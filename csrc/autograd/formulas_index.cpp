@@ -5,8 +5,8 @@
 // gathered at those places, summed to the shape of values, for values.
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
-#include "ops/copy.hpp"
-#include "ops/index.hpp"
+#include "ops/copy/copy.hpp"
+#include "ops/index/index.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::autograd {

@@ -1,4 +1,4 @@
-// Matrix products (ops/matmul.hpp, linear.hpp, einsum.hpp): the forward is the
+// Matrix products (ops/blas/matmul.hpp, linear.hpp, einsum.hpp): the forward is the
 // linear-algebra issue's (cuBLAS / NumPy); the backward is more products of
 // transposed views, which cuBLAS reads in place through its transpose flags.
 // Inputs that need no gradient cost nothing (n.needs(i)): the first layer of a
@@ -10,9 +10,9 @@
 #include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
-#include "ops/einsum.hpp"
-#include "ops/linear.hpp"
-#include "ops/matmul.hpp"
+#include "ops/blas/einsum.hpp"
+#include "ops/blas/linear.hpp"
+#include "ops/blas/matmul.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
 

@@ -6,9 +6,9 @@
 #include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
-#include "ops/binary.hpp"
-#include "ops/reduce.hpp"
-#include "ops/unary.hpp"
+#include "ops/pointwise/binary.hpp"
+#include "ops/reduce/reduce.hpp"
+#include "ops/pointwise/unary.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::autograd {

@@ -1,4 +1,4 @@
-// Arithmetic (ops/binary.hpp) and comparisons (ops/compare.hpp) with autograd:
+// Arithmetic (ops/pointwise/binary.hpp) and comparisons (ops/pointwise/compare.hpp) with autograd:
 // the functions the math bindings call. Gradients are computed in the
 // result's shape and dtype; the engine sums them to each input's shape and
 // converts them to its dtype (engine.cpp's validate), which is the
@@ -11,9 +11,9 @@
 #include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
-#include "ops/binary.hpp"
-#include "ops/compare.hpp"
-#include "ops/copy.hpp"
+#include "ops/pointwise/binary.hpp"
+#include "ops/pointwise/compare.hpp"
+#include "ops/copy/copy.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::autograd {

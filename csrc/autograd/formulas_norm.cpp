@@ -1,13 +1,13 @@
 // batch_norm and layer_norm as one node each, with fused backward kernels
-// (ops/norm.hpp). The nodes save the input, the statistics the forward used
+// (ops/nn/norm.hpp). The nodes save the input, the statistics the forward used
 // (mean and 1/std per channel or row, in float32 -- float64 for float64
 // inputs) and the weight. Backward with create_graph=True recomputes the
 // statistics from differentiable ops instead, so second derivatives work.
 #include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
-#include "ops/copy.hpp"
-#include "ops/norm.hpp"
+#include "ops/copy/copy.hpp"
+#include "ops/nn/norm.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::autograd {

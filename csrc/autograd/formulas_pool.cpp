@@ -5,7 +5,7 @@
 // create_graph=True).
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
-#include "ops/pool.hpp"
+#include "ops/nn/pool.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
 

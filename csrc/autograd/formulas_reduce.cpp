@@ -1,5 +1,5 @@
-// Reductions (ops/reduce.hpp), scans (ops/scan.hpp) and softmax
-// (ops/softmax.hpp) with autograd, and sum_to, the reverse of broadcasting
+// Reductions (ops/reduce/reduce.hpp), scans (ops/reduce/scan.hpp) and softmax
+// (ops/reduce/softmax.hpp) with autograd, and sum_to, the reverse of broadcasting
 // that every broadcasting op's gradient goes through (engine.cpp).
 //
 // The gradient of a reduction is the output gradient broadcast back over the
@@ -12,12 +12,12 @@
 #include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
-#include "ops/compare.hpp"
-#include "ops/copy.hpp"
-#include "ops/fill.hpp"
-#include "ops/reduce.hpp"
-#include "ops/scan.hpp"
-#include "ops/softmax.hpp"
+#include "ops/pointwise/compare.hpp"
+#include "ops/copy/copy.hpp"
+#include "ops/fill/fill.hpp"
+#include "ops/reduce/reduce.hpp"
+#include "ops/reduce/scan.hpp"
+#include "ops/reduce/softmax.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
 

@@ -1,11 +1,11 @@
-// where, clamp, lerp, addcmul, addcdiv (ops/ternary.hpp) with autograd
+// where, clamp, lerp, addcmul, addcdiv (ops/pointwise/ternary.hpp) with autograd
 // (torch's formulas). Numbers among the operands get no gradient.
 #include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
-#include "ops/compare.hpp"
-#include "ops/copy.hpp"
-#include "ops/ternary.hpp"
+#include "ops/pointwise/compare.hpp"
+#include "ops/copy/copy.hpp"
+#include "ops/pointwise/ternary.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::autograd {

@@ -1,4 +1,4 @@
-// One-operand math (ops/unary.hpp) and the bitwise ops (ops/bitwise.hpp) with
+// One-operand math (ops/pointwise/unary.hpp) and the bitwise ops (ops/pointwise/bitwise.hpp) with
 // autograd. Each formula is torch's (derivatives.yaml), written with the
 // autograd-aware ops so that it is itself differentiable. Rounding, sign and
 // the predicates have zero (or no) gradient; bitwise ops are integer-only and
@@ -8,11 +8,11 @@
 #include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
-#include "ops/bitwise.hpp"
-#include "ops/compare.hpp"
-#include "ops/copy.hpp"
-#include "ops/ternary.hpp"
-#include "ops/unary.hpp"
+#include "ops/pointwise/bitwise.hpp"
+#include "ops/pointwise/compare.hpp"
+#include "ops/copy/copy.hpp"
+#include "ops/pointwise/ternary.hpp"
+#include "ops/pointwise/unary.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::autograd {

@@ -10,7 +10,7 @@
 
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
-#include "ops/copy.hpp"
+#include "ops/copy/copy.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
 

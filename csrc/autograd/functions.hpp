@@ -12,15 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "ops/binary.hpp"
-#include "ops/bitwise.hpp"
-#include "ops/compare.hpp"
-#include "ops/conv.hpp"
+#include "ops/pointwise/binary.hpp"
+#include "ops/pointwise/bitwise.hpp"
+#include "ops/pointwise/compare.hpp"
+#include "ops/nn/conv.hpp"
 #include "ops/elementwise.hpp"
-#include "ops/pool.hpp"
-#include "ops/reduce.hpp"
-#include "ops/scan.hpp"
-#include "ops/unary.hpp"
+#include "ops/nn/pool.hpp"
+#include "ops/reduce/reduce.hpp"
+#include "ops/reduce/scan.hpp"
+#include "ops/pointwise/unary.hpp"
 #include "tensor/scalar.hpp"
 #include "tensor/tensor.hpp"
 

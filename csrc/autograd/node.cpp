@@ -3,7 +3,7 @@
 #include "autograd/functions.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/meta.hpp"
-#include "ops/copy.hpp"
+#include "ops/copy/copy.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::autograd {

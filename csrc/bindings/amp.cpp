@@ -8,8 +8,8 @@
 #include "autograd/meta.hpp"
 #include "bindings/bindings.hpp"
 #include "bindings/tensor_common.hpp"
-#include "ops/amp.hpp"
-#include "ops/copy.hpp"
+#include "ops/optim/amp.hpp"
+#include "ops/copy/copy.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::bindings {

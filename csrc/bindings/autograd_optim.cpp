@@ -6,8 +6,8 @@
 
 #include "autograd/meta.hpp"
 #include "bindings/tensor_common.hpp"
-#include "ops/copy.hpp"
-#include "ops/optim_step.hpp"
+#include "ops/copy/copy.hpp"
+#include "ops/optim/optim_step.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::bindings {

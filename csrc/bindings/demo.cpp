@@ -1,5 +1,5 @@
 #include "bindings/bindings.hpp"
-#include "ops/saxpy.hpp"
+#include "ops/demo/saxpy.hpp"
 
 namespace ember::bindings {
 

@@ -11,12 +11,12 @@
 
 #include "autograd/functions.hpp"
 #include "bindings/tensor_common.hpp"
-#include "ops/cublas_api.hpp"
-#include "ops/cublas_matmul.hpp"
-#include "ops/einsum.hpp"
-#include "ops/linear.hpp"
-#include "ops/matmul.hpp"
-#include "ops/matmul_config.hpp"
+#include "ops/blas/cublas_api.hpp"
+#include "ops/blas/cublas_matmul.hpp"
+#include "ops/blas/einsum.hpp"
+#include "ops/blas/linear.hpp"
+#include "ops/blas/matmul.hpp"
+#include "ops/blas/matmul_config.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::bindings {

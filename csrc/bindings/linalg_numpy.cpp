@@ -1,10 +1,10 @@
-// The CPU products' bridge to NumPy (ops/blas_cpu.hpp): numpy.matmul on
+// The CPU products' bridge to NumPy (ops/blas/blas_cpu.hpp): numpy.matmul on
 // zero-copy views of ember's CPU tensors, so NumPy's BLAS does the work.
 // NumPy is imported on the first CPU product, never at `import ember`. The
 // bridge takes the GIL itself (ops may be called from threads without it);
 // NumPy releases it again inside its BLAS loops.
 #include "bindings/tensor_common.hpp"
-#include "ops/blas_cpu.hpp"
+#include "ops/blas/blas_cpu.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::bindings {

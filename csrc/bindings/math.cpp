@@ -11,11 +11,11 @@
 #include "autograd/functions.hpp"
 #include "bindings/math_args.hpp"
 #include "bindings/math_parts.hpp"
-#include "ops/binary.hpp"
-#include "ops/copy.hpp"
+#include "ops/pointwise/binary.hpp"
+#include "ops/copy/copy.hpp"
 #include "ops/cpu_parallel.hpp"
 #include "ops/promotion.hpp"
-#include "ops/compare.hpp"
+#include "ops/pointwise/compare.hpp"
 
 namespace ember::bindings {
 

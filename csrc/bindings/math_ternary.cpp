@@ -5,7 +5,7 @@
 #include "autograd/functions.hpp"
 #include "bindings/math_args.hpp"
 #include "bindings/math_parts.hpp"
-#include "ops/ternary.hpp"
+#include "ops/pointwise/ternary.hpp"
 
 namespace ember::bindings {
 

@@ -9,8 +9,8 @@
 #include "autograd/functions.hpp"
 #include "bindings/math_args.hpp"
 #include "bindings/math_parts.hpp"
-#include "ops/bitwise.hpp"
-#include "ops/unary.hpp"
+#include "ops/pointwise/bitwise.hpp"
+#include "ops/pointwise/unary.hpp"
 
 namespace ember::bindings {
 

@@ -12,7 +12,7 @@
 #include "bindings/memory_args.hpp"
 #include "memory/allocator_config.hpp"
 #include "memory/allocators.hpp"
-#include "ops/transfer.hpp"
+#include "ops/copy/transfer.hpp"
 #include "runtime/cuda_device.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/init.hpp"

@@ -4,7 +4,7 @@
 // ember/nn/functional.py; shapes, dtypes and devices are checked in C++.
 #include "autograd/functions.hpp"
 #include "bindings/tensor_common.hpp"
-#include "ops/embedding.hpp"
+#include "ops/nn/embedding.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::bindings {

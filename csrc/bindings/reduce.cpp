@@ -13,10 +13,10 @@
 #include "autograd/functions.hpp"
 #include "bindings/math_args.hpp"
 #include "bindings/math_parts.hpp"
-#include "ops/binary.hpp"
-#include "ops/reduce.hpp"
-#include "ops/scan.hpp"
-#include "ops/softmax.hpp"
+#include "ops/pointwise/binary.hpp"
+#include "ops/reduce/reduce.hpp"
+#include "ops/reduce/scan.hpp"
+#include "ops/reduce/softmax.hpp"
 
 namespace ember::bindings {
 

@@ -5,9 +5,9 @@
 
 #include "autograd/functions.hpp"
 #include "bindings/tensor_common.hpp"
-#include "ops/copy.hpp"
-#include "ops/fill.hpp"
-#include "ops/join.hpp"
+#include "ops/copy/copy.hpp"
+#include "ops/fill/fill.hpp"
+#include "ops/index/join.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
 

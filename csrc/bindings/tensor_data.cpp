@@ -5,7 +5,7 @@
 #include <string>
 
 #include "bindings/tensor_common.hpp"
-#include "ops/copy.hpp"
+#include "ops/copy/copy.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/views.hpp"

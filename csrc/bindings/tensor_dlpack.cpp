@@ -6,7 +6,7 @@
 #include <Python.h>
 
 #include "bindings/tensor_common.hpp"
-#include "ops/copy.hpp"
+#include "ops/copy/copy.hpp"
 #include "runtime/cuda_device.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/dlpack.hpp"

@@ -1,13 +1,13 @@
 // Tensor.__getitem__ / __setitem__ with NumPy's and torch's rules: ints,
 // slices (with steps), None, Ellipsis and bools give views; integer tensors,
-// lists and boolean masks give copies (advanced indexing, ops/index.hpp).
+// lists and boolean masks give copies (advanced indexing, ops/index/index.hpp).
 #include <Python.h>
 
 #include "autograd/functions.hpp"
 #include "bindings/tensor_common.hpp"
-#include "ops/copy.hpp"
-#include "ops/fill.hpp"
-#include "ops/index.hpp"
+#include "ops/copy/copy.hpp"
+#include "ops/fill/fill.hpp"
+#include "ops/index/index.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
 

@@ -13,7 +13,7 @@
 
 #include "autograd/meta.hpp"
 #include "bindings/tensor_common.hpp"
-#include "ops/copy.hpp"
+#include "ops/copy/copy.hpp"
 #include "runtime/cuda_device.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/init.hpp"

@@ -3,7 +3,7 @@
 // x.view(2, 3) and x.view((2, 3)), x.permute(1, 0) and x.permute([1, 0]).
 #include "autograd/functions.hpp"
 #include "bindings/tensor_common.hpp"
-#include "ops/copy.hpp"
+#include "ops/copy/copy.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
 

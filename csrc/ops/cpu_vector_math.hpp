@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "ops/unary.hpp"
+#include "ops/pointwise/unary.hpp"
 
 // Compiles a function for AVX-512, AVX2 and the baseline, chosen at load
 // time (GCC function multi-versioning on x86-64 Linux; elsewhere nothing).

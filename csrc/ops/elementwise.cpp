@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "ops/element_access.hpp"
-#include "ops/fill.hpp"
+#include "ops/fill/fill.hpp"
 #include "ops/promotion.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/dispatch.hpp"

@@ -3,14 +3,14 @@
 // (4 x 32-bit words) already used. A draw reserves the blocks it needs under
 // the generator's lock and advances the offset by that many, so the draws of
 // one generator never overlap and are reproducible from (seed, offset) alone:
-// the kernels compute every block from its index (ops/philox.hpp).
+// the kernels compute every block from its index (ops/random/philox.hpp).
 //
 // - One default generator for the CPU and one per CUDA device, created
 //   lazily, never destroyed. They are host objects: seeding them touches no
 //   CUDA API, so ember.manual_seed() works before (and without) CUDA.
 // - The default seed is torch's, 67280421310721. manual_seed(s) seeds the CPU
 //   and every CUDA default generator (with offset 0), so the same draw on the
-//   CPU and on a GPU gives the same numbers (see ops/random.hpp).
+//   CPU and on a GPU gives the same numbers (see ops/random/random.hpp).
 // - The state is 16 bytes, seed then offset, little-endian uint64s (torch's
 //   CUDA generators use the same shape of state).
 #pragma once

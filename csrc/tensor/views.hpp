@@ -1,6 +1,6 @@
 // Views: new sizes/strides/offset over the same storage, never a copy. The
 // operations that may copy (reshape, flatten, contiguous, clone) live in
-// ops/copy.hpp. Errors use torch's wording.
+// ops/copy/copy.hpp. Errors use torch's wording.
 #pragma once
 
 #include <cstdint>

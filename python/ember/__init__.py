@@ -36,7 +36,7 @@ def __getattr__(name):
         return importlib.import_module("ember.utils")
     raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
-# Linear algebra (csrc/ops/matmul.hpp, einsum.hpp): bound C++, no Python wrappers.
+# Linear algebra (csrc/ops/blas/matmul.hpp, einsum.hpp): bound C++, no Python wrappers.
 from ember._C import (  # noqa: E402
     matmul, mm, bmm, mv, dot, vdot, outer, ger, addmm, addmv, baddbmm, einsum,
     set_float32_matmul_precision, get_float32_matmul_precision,
@@ -86,7 +86,7 @@ _AMP = ("amp", "autocast", "is_autocast_enabled", "set_autocast_enabled", "get_a
 _AUTOGRAD = ("autograd", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
              "is_grad_enabled", "is_inference_mode_enabled", "nn", "optim", "save", "load")
 
-# Random numbers (csrc/ops/random.hpp, csrc/tensor/generator.hpp): bound C++.
+# Random numbers (csrc/ops/random/random.hpp, csrc/tensor/generator.hpp): bound C++.
 from ember._C import (  # noqa: E402
     Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
     rand, randn, randint, rand_like, randn_like, randint_like, randperm, normal, bernoulli,

@@ -1,6 +1,6 @@
 """ember.backends.cuda: ``matmul.allow_tf32`` and the reduced-precision switches.
 
-Each attribute reads or writes one atomic in C++ (csrc/ops/matmul_config.hpp),
+Each attribute reads or writes one atomic in C++ (csrc/ops/blas/matmul_config.hpp),
 which the products read on every call. ``allow_tf32`` is a view of
 ``ember.get_float32_matmul_precision()``, as in torch: True means "high",
 False "highest".

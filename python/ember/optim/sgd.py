@@ -1,5 +1,5 @@
 """ember.optim.SGD: torch.optim.SGD's update, all parameters of a group in one
-fused C++ call (multi-tensor CUDA kernels: csrc/ops/optim_step.cu)."""
+fused C++ call (multi-tensor CUDA kernels: csrc/ops/optim/optim_step.cu)."""
 import ember
 from ember import _C
 from ember.optim.optimizer import Optimizer, required, _float

@@ -1,0 +1,190 @@
+// CPU loops: selects on float comparisons vectorise only when comparisons
+// may not raise floating-point exceptions (ember never reads those flags).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math")
+#endif
+
+#include "ops/pointwise/binary.hpp"
+#include "ops/copy/copy.hpp"
+#include "ops/fill/fill.hpp"
+
+#include "ops/pointwise/binary_functors.hpp"
+#include "ops/elementwise_cpu.hpp"
+#include "ops/promotion.hpp"
+#include "runtime/errors.hpp"
+#include "tensor/dispatch.hpp"
+
+namespace ember::ops {
+
+namespace {
+
+bool any_cuda(const Operand& a, const Operand& b) {
+  return (!a.is_scalar() && a.tensor.is_cuda()) || (!b.is_scalar() && b.tensor.is_cuda());
+}
+
+bool is_integer_division(BinaryOp op) {
+  return op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor || op == BinaryOp::Remainder ||
+         op == BinaryOp::Fmod;
+}
+
+// torch's checks of alpha and of bool subtraction, and the dtypes each op has
+// kernels for.
+void check_supported(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs& args,
+                     ScalarType common, bool cuda) {
+  if (op == BinaryOp::Sub) {
+    const bool ba = a.dtype() == ScalarType::Bool, bb = b.dtype() == ScalarType::Bool;
+    if (ba && bb) {
+      throw Error("Subtraction, the `-` operator, with two bool tensors is not supported. Use "
+                  "the `^` or `logical_xor()` operator instead.");
+    }
+    if (ba || bb) {
+      throw Error("Subtraction, the `-` operator, with a bool tensor is not supported. If you "
+                  "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+    }
+  }
+  if (op == BinaryOp::Add || op == BinaryOp::Sub) {
+    EMBER_CHECK(!args.alpha.is_bool() || common == ScalarType::Bool,
+                "Boolean alpha only supported for Boolean results.");
+    EMBER_CHECK(is_floating(common) || !args.alpha.is_floating(),
+                "For integral input tensors, argument alpha must not be a floating point number.");
+  }
+  const bool is_bool = common == ScalarType::Bool;
+  switch (op) {
+    case BinaryOp::DivTrunc:
+    case BinaryOp::DivFloor:
+    case BinaryOp::Remainder:
+    case BinaryOp::Fmod:
+    case BinaryOp::Pow:
+      if (is_bool) not_implemented(binary_name(op), common, cuda);
+      break;
+    case BinaryOp::Hypot:
+    case BinaryOp::ThresholdBackward:
+      if (!is_floating(common)) not_implemented(binary_name(op), common, cuda);
+      break;
+    default:
+      break;
+  }
+  if (op == BinaryOp::Pow && is_integral(common, false) && b.is_scalar() &&
+      b.scalar.is_integral() && b.scalar.i < 0) {
+    throw Error("Integers to negative integer powers are not allowed.");
+  }
+}
+
+bool any_zero_cpu(const Tensor& t) {
+  bool found = false;
+  const IterLayout<1> it = make_iter<1>(t.sizes(), {&t});
+  dispatch(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for_each_cpu(it, [&](char* const* p, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n && !found; ++i) {
+        found = convert<double>(*reinterpret_cast<const T*>(p[0] + i * s[0])) == 0.0;
+      }
+    });
+  });
+  return found;
+}
+
+// torch raises for integer division by zero on the CPU (the GPU gives
+// unspecified values: checking would make the host wait).
+void check_zero_divisor(const ElementwiseIter& it, const Operand& b) {
+  // A number was already converted to the common dtype (256 is 0 in uint8).
+  const bool zero = it.by_value[2] ? it.value[2].to_double() == 0.0 : any_zero_cpu(b.tensor);
+  if (zero) throw Error("ZeroDivisionError");
+}
+
+}  // namespace
+
+const char* binary_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return "add";
+    case BinaryOp::Sub: return "sub";
+    case BinaryOp::Mul: return "mul";
+    case BinaryOp::Div: return "div";
+    case BinaryOp::DivTrunc: return "div_trunc";
+    case BinaryOp::DivFloor: return "div_floor";
+    case BinaryOp::Remainder: return "remainder";
+    case BinaryOp::Fmod: return "fmod";
+    case BinaryOp::Pow: return "pow";
+    case BinaryOp::Atan2: return "atan2";
+    case BinaryOp::Hypot: return "hypot";
+    case BinaryOp::Maximum: return "maximum";
+    case BinaryOp::Minimum: return "minimum";
+    case BinaryOp::Fmax: return "fmax";
+    case BinaryOp::Fmin: return "fmin";
+    case BinaryOp::ThresholdBackward: return "threshold_backward";
+  }
+  return "binary";
+}
+
+BinaryOp div_op(Rounding r) {
+  return r == Rounding::Trunc ? BinaryOp::DivTrunc
+         : r == Rounding::Floor ? BinaryOp::DivFloor
+                                : BinaryOp::Div;
+}
+
+ScalarType binary_result_type(BinaryOp op, const Operand& a, const Operand& b) {
+  ResultType rt;
+  for (const Operand* o : {&a, &b}) {
+    if (o->is_scalar()) {
+      rt.add_scalar(o->scalar);
+    } else {
+      rt.add_tensor(o->tensor.dtype(), o->tensor.dim());
+    }
+  }
+  const ScalarType r = rt.result();
+  return (op == BinaryOp::Div || op == BinaryOp::Atan2) ? to_floating(r) : r;
+}
+
+Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs& args,
+              const Tensor& out, bool inplace) {
+  if (a.is_scalar() && b.is_scalar()) {
+    return binary(op, scalar_to_tensor(a.scalar), b, args, out, inplace);
+  }
+  const ScalarType common = binary_result_type(op, a, b);
+  const bool cuda = any_cuda(a, b) || (out.defined() && out.is_cuda());
+  if (op == BinaryOp::Pow && !a.is_scalar() && b.is_scalar()) {
+    // As torch: x ** 0 is ones and x ** 1 a copy, before any dtype check
+    // (so bool ** True works).
+    const Scalar& e = b.scalar;
+    const double v = e.is_floating() ? e.d : e.is_integral() ? double(e.i) : double(e.b);
+    if (v == 0.0 || v == 1.0) {
+      const ElementwiseSpec spec{binary_name(op), common, common, common, true};
+      const ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
+      if (v == 0.0) {
+        fill_(it.out, Scalar::from_int(1));
+      } else if (!it.out.is_same(a.tensor)) {
+        copy_(it.out, a.tensor);
+      }
+      return it.out;
+    }
+  }
+  check_supported(op, a, b, args, common, cuda);
+  // torch's remainder kernel takes numbers as the tensor's dtype (rounding 0.1
+  // to float16 first); its opmath kernels (add, mul, ...) keep full precision.
+  const bool round_numbers = op == BinaryOp::Remainder;
+  const ElementwiseSpec spec{binary_name(op), common, common, common, true, round_numbers};
+  const ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
+  if (it.is_cuda()) {
+#if EMBER_WITH_CUDA
+    internal::binary_cuda(op, it, args);
+#endif
+  } else {
+    if (is_integer_division(op) && is_integral(common, false)) check_zero_divisor(it, b);
+    internal::binary_cpu(op, it, args);
+  }
+  return it.out;
+}
+
+namespace internal {
+
+void binary_cpu(BinaryOp op, const ElementwiseIter& it, const BinaryArgs& args) {
+  const bool costly = op == BinaryOp::Pow || op == BinaryOp::Atan2 || op == BinaryOp::Hypot ||
+                      op == BinaryOp::Remainder || op == BinaryOp::Fmod ||
+                      op == BinaryOp::DivFloor;
+  CpuRunner r{it, costly ? kElementwiseGrain / 8 : kElementwiseGrain};
+  dispatch_binary(op, it, args.alpha, r);
+}
+
+}  // namespace internal
+
+}  // namespace ember::ops

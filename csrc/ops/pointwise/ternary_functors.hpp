@@ -1,0 +1,80 @@
+// Three-operand functors over a compute type C (shared by both devices).
+#pragma once
+
+#include <type_traits>
+
+#include "ops/element_access.hpp"
+#include "ops/elementwise.hpp"
+#include "ops/math_functions.hpp"
+#include "ops/pointwise/ternary.hpp"
+#include "runtime/errors.hpp"
+
+namespace ember::ops {
+
+template <typename C>
+struct WhereF {
+  EMBER_HD_INLINE C operator()(C cond, C a, C b) const { return cond != C(0) ? a : b; }
+};
+
+template <typename C>
+struct ClampF {
+  bool has_min, has_max;
+  EMBER_HD_INLINE C operator()(C x, C lo, C hi) const {
+    if (m::is_nan(x)) return x;
+    if (has_min) {
+      if (m::is_nan(lo)) return lo;
+      x = x < lo ? lo : x;
+    }
+    if (has_max) {
+      if (m::is_nan(hi)) return hi;
+      x = x > hi ? hi : x;
+    }
+    return x;
+  }
+};
+
+template <typename C>
+struct LerpF {
+  EMBER_HD_INLINE C operator()(C start, C end, C w) const {
+    const C d = end - start;
+    return (w < C(0.5) && w > C(-0.5)) ? start + w * d : end - d * (C(1) - w);
+  }
+};
+
+template <typename C>
+struct AddcmulF {
+  C value;
+  EMBER_HD_INLINE C operator()(C x, C a, C b) const { return m::add(x, m::mul(value, m::mul(a, b))); }
+};
+
+template <typename C>
+struct AddcdivF {  // floating only
+  C value;
+  EMBER_HD_INLINE C operator()(C x, C a, C b) const { return x + value * (a / b); }
+};
+
+template <typename C, typename Runner>
+void dispatch_ternary_c(TernaryOp op, const TernaryArgs& a, Runner& r) {
+  switch (op) {
+    case TernaryOp::Where: return r.template run<C, 3>(WhereF<C>{});
+    case TernaryOp::Clamp: return r.template run<C, 3>(ClampF<C>{a.has_min, a.has_max});
+    case TernaryOp::Addcmul: return r.template run<C, 3>(AddcmulF<C>{a.value.to<C>()});
+    default: break;
+  }
+  if constexpr (std::is_floating_point<C>::value) {
+    if (op == TernaryOp::Lerp) return r.template run<C, 3>(LerpF<C>{});
+    if (op == TernaryOp::Addcdiv) return r.template run<C, 3>(AddcdivF<C>{a.value.to<C>()});
+  }
+  throw Error("internal error: no kernel for this ternary op and dtype");
+}
+
+template <typename Runner>
+void dispatch_ternary(TernaryOp op, const ElementwiseIter& it, const TernaryArgs& a, Runner& r) {
+  switch (compute_dtype(it.common)) {
+    case ScalarType::Float32: return dispatch_ternary_c<float>(op, a, r);
+    case ScalarType::Float64: return dispatch_ternary_c<double>(op, a, r);
+    default: return dispatch_ternary_c<int64_t>(op, a, r);
+  }
+}
+
+}  // namespace ember::ops

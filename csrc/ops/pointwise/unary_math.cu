@@ -1,0 +1,15 @@
+// The floating unary functions on the GPU (sqrt, exp, log, trig, erf,
+// sigmoid, gelu, silu, ...): unary_functors.hpp through the elementwise CUDA
+// runner; float and double compute types only.
+#include "ops/elementwise.cuh"
+#include "ops/pointwise/unary.hpp"
+#include "ops/pointwise/unary_functors.hpp"
+
+namespace ember::ops::internal {
+
+void unary_math_cuda(UnaryOp op, const ElementwiseIter& it, const UnaryArgs&) {
+  CudaRunner r{it};
+  dispatch_unary_math(op, it, r);
+}
+
+}  // namespace ember::ops::internal

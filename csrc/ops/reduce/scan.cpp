@@ -1,0 +1,101 @@
+// CPU loops: selects on float comparisons vectorise only when comparisons
+// may not raise floating-point exceptions (ember never reads those flags).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math")
+#endif
+
+#include "ops/reduce/scan.hpp"
+
+#include "ops/copy/copy.hpp"
+#include "ops/cpu_parallel.hpp"
+#include "ops/promotion.hpp"
+#include "ops/reduce/scan_functors.hpp"
+#include "runtime/errors.hpp"
+
+namespace ember::ops {
+
+namespace {
+
+struct CpuScan {
+  const ScanPlan& p;
+  template <typename In, typename F>
+  void run(const F& f) {
+    using Out = scan_out_t<In>;
+    using C = compute_t<In>;
+    const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(p.len, 1));
+    parallel_for(p.lines, grain, [&](int64_t b, int64_t e) {
+      for_each_cpu_range(p.kept, b, e, [&](char* const* ptr, const int64_t* s, int64_t n) {
+        for (int64_t l = 0; l < n; ++l) {
+          Out* out = reinterpret_cast<Out*>(ptr[0] + l * s[0]);
+          const In* in = reinterpret_cast<const In*>(ptr[1] + l * s[1]);
+          C acc = f.identity();
+          for (int64_t i = 0; i < p.len; ++i) {
+            acc = f(acc, convert<C>(in[i * p.in_stride]));
+            out[i * p.out_stride] = convert<Out>(acc);
+          }
+        }
+      });
+    });
+  }
+};
+
+}  // namespace
+
+namespace internal {
+
+void scan_cpu(ScanOp op, const ScanPlan& p, ScalarType in, ScalarType) {
+  CpuScan r{p};
+  dispatch_scan(op, in, r);
+}
+
+}  // namespace internal
+
+Tensor scan(ScanOp op, const Tensor& x_in, int64_t dim, std::optional<ScalarType> dtype,
+            const Tensor& out) {
+  Tensor x = x_in;
+  if (dtype && *dtype != x.dtype()) x = to(x, x.device(), *dtype);
+  const ScalarType rdt = is_integral(x.dtype(), true) ? ScalarType::Int64 : x.dtype();
+  const int64_t d = wrap_dim(dim, x.dim());
+  if (x.dtype() == ScalarType::Int8 || x.dtype() == ScalarType::Int16) {
+    x = to(x, x.device(), ScalarType::Int32);  // exact; the kernels read int32
+  }
+  Tensor result = Tensor::empty(x.sizes(), rdt, x.device());
+  if (x.numel() > 0) {
+    ScanPlan p;
+    const Shape& sizes = x.sizes();
+    p.len = x.dim() == 0 ? 1 : sizes[d];
+    p.in_stride = x.dim() == 0 ? 1 : x.strides()[d];
+    p.out_stride = x.dim() == 0 ? 1 : result.strides()[d];
+    // The line starts: every dim but `dim`, output and input.
+    Shape kshape;
+    int64_t st[2][64];
+    int k = 0;
+    for (int64_t i = 0; i < x.dim(); ++i) {
+      if (i == d) continue;
+      kshape.push_back(sizes[i]);
+      st[0][k] = result.strides()[i] * int64_t(result.itemsize());
+      st[1][k] = x.strides()[i] * int64_t(x.itemsize());
+      ++k;
+    }
+    char* data[2] = {static_cast<char*>(result.data_ptr()), static_cast<char*>(x.data_ptr())};
+    p.kept = make_iter_strided<2>(kshape, st, data);
+    p.lines = p.kept.numel;
+    if (x.is_cuda()) {
+#if EMBER_WITH_CUDA
+      internal::scan_cuda(op, p, x.dtype(), rdt, x.device().index);
+#endif
+    } else {
+      internal::scan_cpu(op, p, x.dtype(), rdt);
+    }
+  }
+  if (!out.defined()) return result;
+  check_same_device(out, result);
+  check_can_cast(rdt, out.dtype());
+  EMBER_CHECK(out.sizes() == result.sizes(), op == ScanOp::Sum ? "cumsum" : "cumprod",
+              "(): out= has shape ", shape_str(out.sizes()), " but the result has shape ",
+              shape_str(result.sizes()));
+  copy_(out, result);
+  return out;
+}
+
+}  // namespace ember::ops
