@@ -100,20 +100,8 @@ void retain_grad(const Tensor& t) {
 }
 
 std::string type_string(const Tensor& t) {
-  const char* name = "Float";
-  switch (t.dtype()) {
-    case ScalarType::Bool: name = "Bool"; break;
-    case ScalarType::UInt8: name = "Byte"; break;
-    case ScalarType::Int8: name = "Char"; break;
-    case ScalarType::Int16: name = "Short"; break;
-    case ScalarType::Int32: name = "Int"; break;
-    case ScalarType::Int64: name = "Long"; break;
-    case ScalarType::Float16: name = "Half"; break;
-    case ScalarType::BFloat16: name = "BFloat16"; break;
-    case ScalarType::Float32: name = "Float"; break;
-    case ScalarType::Float64: name = "Double"; break;
-  }
-  return std::string(t.is_cuda() ? "ember.cuda." : "ember.") + name + "Tensor";
+  return std::string(t.is_cuda() ? "ember.cuda." : "ember.") + torch_scalar_name(t.dtype()) +
+         "Tensor";
 }
 
 }  // namespace ember::autograd

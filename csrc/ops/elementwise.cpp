@@ -81,7 +81,7 @@ Scalar round_to_dtype(const Scalar& s, ScalarType t) {
 
 void not_implemented(const char* op, ScalarType t, bool cuda) {
   throw Error(detail::str("\"", op, cuda ? "_cuda" : "_cpu", "\" not implemented for '",
-                          torch_type_name(t), "'"));
+                          torch_scalar_name(t), "'"));
 }
 
 Tensor scalar_to_tensor(const Scalar& s) {

@@ -31,25 +31,9 @@ bool can_cast(ScalarType from, ScalarType to) {
 
 void check_can_cast(ScalarType result, ScalarType out) {
   if (!can_cast(result, out)) {
-    throw Error(detail::str("result type ", torch_type_name(result),
-                            " can't be cast to the desired output type ", torch_type_name(out)));
+    throw Error(detail::str("result type ", torch_scalar_name(result),
+                            " can't be cast to the desired output type ", torch_scalar_name(out)));
   }
-}
-
-const char* torch_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return "Bool";
-    case ScalarType::UInt8: return "Byte";
-    case ScalarType::Int8: return "Char";
-    case ScalarType::Int16: return "Short";
-    case ScalarType::Int32: return "Int";
-    case ScalarType::Int64: return "Long";
-    case ScalarType::Float16: return "Half";
-    case ScalarType::BFloat16: return "BFloat16";
-    case ScalarType::Float32: return "Float";
-    case ScalarType::Float64: return "Double";
-  }
-  return "Undefined";
 }
 
 }  // namespace ember::ops

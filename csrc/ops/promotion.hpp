@@ -50,9 +50,6 @@ bool can_cast(ScalarType from, ScalarType to);
 // output type Long".
 void check_can_cast(ScalarType result, ScalarType out);
 
-// torch's C++ names of the dtypes, used in its messages: Float, Long, Half ...
-const char* torch_type_name(ScalarType t);
-
 // The type an integer or bool result turns into for ops that always give
 // floats (true division, sin, sqrt ...): the default dtype.
 inline ScalarType to_floating(ScalarType t) {

@@ -13,6 +13,13 @@ namespace {
 constexpr const char* kNames[kNumScalarTypes] = {
     "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"};
 
+// torch's ScalarType names and C++ element type names, in ScalarType order.
+constexpr const char* kTorchNames[kNumScalarTypes] = {
+    "Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
+constexpr const char* kCppNames[kNumScalarTypes] = {
+    "bool",     "unsigned char", "signed char",   "short int", "int",
+    "long int", "c10::Half",     "c10::BFloat16", "float",     "double"};
+
 struct Alias {
   const char* name;
   ScalarType type;
@@ -43,6 +50,16 @@ int float_rank(ScalarType t) {
 const char* dtype_name(ScalarType t) {
   const int i = static_cast<int>(t);
   return i >= 0 && i < kNumScalarTypes ? kNames[i] : "invalid";
+}
+
+const char* torch_scalar_name(ScalarType t) {
+  const int i = static_cast<int>(t);
+  return i >= 0 && i < kNumScalarTypes ? kTorchNames[i] : "Undefined";
+}
+
+const char* torch_cpp_type_name(ScalarType t) {
+  const int i = static_cast<int>(t);
+  return i >= 0 && i < kNumScalarTypes ? kCppNames[i] : "?";
 }
 
 ScalarType dtype_from_name(const std::string& name) {

@@ -60,6 +60,12 @@ constexpr bool is_signed(ScalarType t) {
 
 // "float32", "int64", "bool" ... (torch's names without the "torch." prefix).
 const char* dtype_name(ScalarType t);
+// torch's ScalarType names, used in its messages: "Float", "Long", "Half",
+// "BFloat16", "Bool", "Byte", "Char" ... ("Undefined" for anything else).
+const char* torch_scalar_name(ScalarType t);
+// torch's C++ element type names, used in messages such as "float != double":
+// "float", "long int", "c10::Half" ...
+const char* torch_cpp_type_name(ScalarType t);
 // Parses one of dtype_name()'s names or torch's aliases ("float", "half",
 // "long", ...). Throws TypeError naming the accepted names.
 ScalarType dtype_from_name(const std::string& name);

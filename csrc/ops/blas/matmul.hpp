@@ -63,10 +63,6 @@ namespace internal {
 void gemm_into(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha,
                const Scalar& beta);
 
-// torch's name of a dtype in "not implemented for 'Long'" messages.
-const char* torch_scalar_name(ScalarType t);
-// torch's C++ type name in "float != double" messages.
-const char* torch_type_name(ScalarType t);
 
 #if EMBER_WITH_CUDA
 // out *= beta on the GPU (the k == 0 case of addmm), matmul.cu.

@@ -18,22 +18,6 @@ namespace ember::ops {
 
 namespace {
 
-const char* torch_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return "Bool";
-    case ScalarType::UInt8: return "Byte";
-    case ScalarType::Int8: return "Char";
-    case ScalarType::Int16: return "Short";
-    case ScalarType::Int32: return "Int";
-    case ScalarType::Int64: return "Long";
-    case ScalarType::Float16: return "Half";
-    case ScalarType::BFloat16: return "BFloat16";
-    case ScalarType::Float32: return "Float";
-    case ScalarType::Float64: return "Double";
-  }
-  return "?";
-}
-
 void check_weight(const Tensor& weight, const char* fn) {
   EMBER_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   if (!is_floating(weight.dtype())) not_implemented(fn, weight.dtype(), weight.is_cuda());
@@ -44,7 +28,7 @@ Tensor int64_indices(const Tensor& indices, const Tensor& weight, const char* fn
   EMBER_CHECK_TYPE(t == ScalarType::Int64 || t == ScalarType::Int32,
                    "Expected tensor for argument #1 'indices' to have one of the following "
                    "scalar types: Long, Int; but got ",
-                   indices.is_cuda() ? "torch.cuda." : "torch.", torch_type_name(t),
+                   indices.is_cuda() ? "torch.cuda." : "torch.", torch_scalar_name(t),
                    "Tensor instead (while checking arguments for ", fn, ")");
   check_same_device(weight, indices);
   return contiguous(to(indices, weight.device(), ScalarType::Int64));

@@ -57,7 +57,7 @@ void check_value(const Scalar& v, ScalarType common) {
 Tensor where(const Tensor& cond, const Operand& a, const Operand& b, const Tensor& out) {
   if (cond.dtype() != ScalarType::Bool) {
     throw Error(detail::str("where expected condition to be a boolean tensor, but got a tensor "
-                            "with dtype ", torch_type_name(cond.dtype())));
+                            "with dtype ", torch_scalar_name(cond.dtype())));
   }
   const ScalarType common = result_of({&a, &b});
   const Operand c(cond);

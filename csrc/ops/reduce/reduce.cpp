@@ -41,7 +41,7 @@ ScalarType result_dtype(ReduceOp op, ScalarType in, bool cuda) {
     case ReduceOp::Mean:
       if (!is_floating(in)) {
         throw Error(detail::str("mean(): could not infer output dtype. Input dtype must be either "
-                                "a floating point or complex dtype. Got: ", torch_type_name(in)));
+                                "a floating point or complex dtype. Got: ", torch_scalar_name(in)));
       }
       return in;
     case ReduceOp::Var:
@@ -50,7 +50,7 @@ ScalarType result_dtype(ReduceOp op, ScalarType in, bool cuda) {
       return in;
     case ReduceOp::Norm:
       EMBER_CHECK(is_floating(in), "linalg.vector_norm: Expected a floating point or complex "
-                                   "tensor as input. Got ", torch_type_name(in));
+                                   "tensor as input. Got ", torch_scalar_name(in));
       return in;
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin:
