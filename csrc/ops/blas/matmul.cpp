@@ -16,38 +16,6 @@ namespace ember::ops {
 
 namespace internal {
 
-const char* torch_scalar_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return "Bool";
-    case ScalarType::UInt8: return "Byte";
-    case ScalarType::Int8: return "Char";
-    case ScalarType::Int16: return "Short";
-    case ScalarType::Int32: return "Int";
-    case ScalarType::Int64: return "Long";
-    case ScalarType::Float16: return "Half";
-    case ScalarType::BFloat16: return "BFloat16";
-    case ScalarType::Float32: return "Float";
-    case ScalarType::Float64: return "Double";
-  }
-  return "?";
-}
-
-const char* torch_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return "bool";
-    case ScalarType::UInt8: return "unsigned char";
-    case ScalarType::Int8: return "signed char";
-    case ScalarType::Int16: return "short int";
-    case ScalarType::Int32: return "int";
-    case ScalarType::Int64: return "long int";
-    case ScalarType::Float16: return "c10::Half";
-    case ScalarType::BFloat16: return "c10::BFloat16";
-    case ScalarType::Float32: return "float";
-    case ScalarType::Float64: return "double";
-  }
-  return "?";
-}
-
 void gemm_into(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha,
                const Scalar& beta) {
   check_no_internal_overlap(out);
@@ -65,9 +33,6 @@ void gemm_into(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar
 
 namespace {
 
-using internal::torch_scalar_name;
-using internal::torch_type_name;
-
 // Which dtypes a product takes: cuBLAS's four floating types on the GPU,
 // everything but bool on the CPU. `cuda_name`/`cpu_name` are torch's kernel
 // names for its message.
@@ -84,8 +49,8 @@ void check_dtype(const Tensor& t, const char* cuda_name, const char* cpu_name) {
 
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* na, const char* nb) {
   EMBER_CHECK(a.dtype() == b.dtype(), "expected ", na, " and ", nb,
-              " to have the same dtype, but got: ", torch_type_name(a.dtype()),
-              " != ", torch_type_name(b.dtype()));
+              " to have the same dtype, but got: ", torch_cpp_type_name(a.dtype()),
+              " != ", torch_cpp_type_name(b.dtype()));
 }
 
 // torch's rule for the scalars of addmm/addmv/baddbmm on integer tensors.

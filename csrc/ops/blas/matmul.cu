@@ -71,22 +71,13 @@ void scale_cuda(const Tensor& out, double beta) {
   cuda::DeviceGuard guard(dev);
   cudaStream_t stream = cuda::current_stream(dev).handle();
   const IterLayout<1> it = make_iter<1>(out.sizes(), {&out});
-  switch (out.dtype()) {
-    case ScalarType::Float32:
-      scale_kernel<float><<<blocks_for(it.numel, 4), kThreads, 0, stream>>>(it, beta);
-      break;
-    case ScalarType::Float64:
-      scale_kernel<double><<<blocks_for(it.numel, 4), kThreads, 0, stream>>>(it, beta);
-      break;
-    case ScalarType::Float16:
-      scale_kernel<Half><<<blocks_for(it.numel, 4), kThreads, 0, stream>>>(it, beta);
-      break;
-    case ScalarType::BFloat16:
-      scale_kernel<BFloat16><<<blocks_for(it.numel, 4), kThreads, 0, stream>>>(it, beta);
-      break;
-    default:
-      throw Error(detail::str("scale_cuda: unsupported dtype ", dtype_name(out.dtype())));
-  }
+  dispatch_floating(
+      out.dtype(),
+      [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        scale_kernel<T><<<blocks_for(it.numel, 4), kThreads, 0, stream>>>(it, beta);
+      },
+      [&] { throw Error(detail::str("scale_cuda: unsupported dtype ", dtype_name(out.dtype()))); });
   EMBER_KERNEL_LAUNCH_CHECK();
 }
 

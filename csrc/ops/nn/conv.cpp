@@ -73,6 +73,35 @@ void col2im(const Tensor& col, const Tensor& gi, const ConvGeom& g) {
 }
 
 const Scalar kOne = Scalar::from_int(1);
+
+// The chunk loop that the forward and both gradients share: images in chunks
+// that keep the column buffer (and `extra_per_image` bytes of other per-image
+// workspace) under the column limit. body(n0, cur, col) gets each chunk's
+// column buffer [cur, G, K, P]: for a pointwise convolution, `images` (x or
+// grad_input, [N, C, H, W]) read in place as its own column buffer; otherwise
+// a slice of one buffer, filled from `images` by im2col when `fill`.
+template <typename Body>
+void for_each_column_chunk(const Tensor& images, const ConvGeom& g, int64_t G, int64_t K,
+                           int64_t extra_per_image, bool fill, Body&& body) {
+  const int64_t N = images.size(0), P = g.OH * g.OW;
+  const int64_t col_bytes = g.C * g.kh * g.kw * P * int64_t(images.itemsize());
+  const int64_t nb = chunk_images(N, col_bytes, extra_per_image);
+  const bool pointwise = is_pointwise(g);
+  const Tensor col_buf =
+      pointwise ? Tensor() : Tensor::empty({nb, G, K, P}, images.dtype(), images.device());
+  for (int64_t n0 = 0; n0 < N; n0 += nb) {
+    const int64_t cur = std::min(nb, N - n0);
+    const Tensor chunk = narrow(images, 0, n0, cur);
+    Tensor col;
+    if (pointwise) {
+      col = view(chunk, {cur, G, K, P});
+    } else {
+      col = narrow(col_buf, 0, 0, cur);
+      if (fill) im2col(chunk, col, g);
+    }
+    body(n0, cur, col);
+  }
+}
 const Scalar kZero = Scalar::from_int(0);
 
 }  // namespace
@@ -93,11 +122,11 @@ void check_conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
   if (bias.defined()) check_same_device(input, bias);
   if (!is_floating(input.dtype())) not_implemented("conv2d", input.dtype(), input.is_cuda());
   EMBER_CHECK(input.dtype() == weight.dtype(), "Input type (",
-              internal::torch_scalar_name(input.dtype()), ") and weight type (",
-              internal::torch_scalar_name(weight.dtype()), ") should be the same");
+              torch_scalar_name(input.dtype()), ") and weight type (",
+              torch_scalar_name(weight.dtype()), ") should be the same");
   EMBER_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "Input type (",
-              internal::torch_scalar_name(input.dtype()), ") and bias type (",
-              internal::torch_scalar_name(bias.dtype()), ") should be the same");
+              torch_scalar_name(input.dtype()), ") and bias type (",
+              torch_scalar_name(bias.dtype()), ") should be the same");
   for (int d = 0; d < 2; ++d) {
     EMBER_CHECK(p.stride[d] > 0, "non-positive stride is not supported");
     EMBER_CHECK(p.pad_lo[d] >= 0 && p.pad_hi[d] >= 0, "negative padding is not supported");
@@ -158,22 +187,10 @@ Tensor conv2d_forward(const Tensor& input, const Tensor& weight, const Tensor& b
   }
   if (K == 0) return out;
   const Tensor w3 = unsqueeze(view(w, {G, Og, K}), 0);
-  const int64_t nb = chunk_images(N, g.C * g.kh * g.kw * P * int64_t(x.itemsize()), 0);
-  const bool pointwise = is_pointwise(g);
-  const Tensor col_buf = pointwise ? Tensor() : Tensor::empty({nb, G, K, P}, x.dtype(), x.device());
-  for (int64_t n0 = 0; n0 < N; n0 += nb) {
-    const int64_t cur = std::min(nb, N - n0);
-    const Tensor xs = narrow(x, 0, n0, cur);
-    Tensor col;
-    if (pointwise) {
-      col = view(xs, {cur, G, K, P});
-    } else {
-      col = narrow(col_buf, 0, 0, cur);
-      im2col(xs, col, g);
-    }
+  for_each_column_chunk(x, g, G, K, 0, true, [&](int64_t n0, int64_t cur, const Tensor& col) {
     const Tensor os = view(narrow(out, 0, n0, cur), {cur, G, Og, P});
     internal::gemm_into(os, expand(w3, {cur, G, Og, K}), col, kOne, kOne);
-  }
+  });
   return out;
 }
 
@@ -188,7 +205,6 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad_out, const
                   go.size(3) == g.OW,
               "conv2d backward: expected a gradient of size ",
               shape_str({N, O, g.OH, g.OW}), ", but got ", shape_str(go.sizes()));
-  const bool pointwise = is_pointwise(g);
   const int64_t item = int64_t(x.itemsize());
   const int64_t col_bytes = g.C * g.kh * g.kw * P * item;
   Tensor gi, gw, gb;
@@ -212,22 +228,14 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad_out, const
     if (gi.numel() > 0 && K > 0 && Og > 0 && P > 0) {
       // [G, K, Og]: W^T per group, broadcast over the images.
       const Tensor wt = unsqueeze(transpose(view(w, {G, Og, K}), 1, 2), 0);
-      const int64_t nb = chunk_images(N, col_bytes, 0);
-      const Tensor col_buf =
-          pointwise ? Tensor() : Tensor::empty({nb, G, K, P}, x.dtype(), x.device());
-      for (int64_t n0 = 0; n0 < N; n0 += nb) {
-        const int64_t cur = std::min(nb, N - n0);
-        const Tensor gs = view(narrow(go, 0, n0, cur), {cur, G, Og, P});
-        const Tensor gis = narrow(gi, 0, n0, cur);
-        if (pointwise) {
-          internal::gemm_into(view(gis, {cur, G, K, P}), expand(wt, {cur, G, K, Og}), gs, kOne,
-                              kZero);
-        } else {
-          const Tensor col = narrow(col_buf, 0, 0, cur);
-          internal::gemm_into(col, expand(wt, {cur, G, K, Og}), gs, kOne, kZero);
-          col2im(col, gis, g);
-        }
-      }
+      const bool pointwise = is_pointwise(g);
+      for_each_column_chunk(gi, g, G, K, 0, false,
+                            [&](int64_t n0, int64_t cur, const Tensor& col) {
+                              const Tensor gs = view(narrow(go, 0, n0, cur), {cur, G, Og, P});
+                              internal::gemm_into(col, expand(wt, {cur, G, K, Og}), gs, kOne,
+                                                  kZero);
+                              if (!pointwise) col2im(col, narrow(gi, 0, n0, cur), g);
+                            });
     }
   }
   if (mask[1]) {
@@ -237,25 +245,16 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad_out, const
     Tensor total;
     if (N > 0 && K > 0 && Og > 0 && P > 0) {
       const int64_t nb = chunk_images(N, col_bytes, O * K * item);
-      const Tensor col_buf =
-          pointwise ? Tensor() : Tensor::empty({nb, G, K, P}, x.dtype(), x.device());
       const Tensor part_buf = Tensor::empty({nb, G, Og, K}, x.dtype(), x.device());
-      for (int64_t n0 = 0; n0 < N; n0 += nb) {
-        const int64_t cur = std::min(nb, N - n0);
-        const Tensor xs = narrow(x, 0, n0, cur);
-        Tensor col;
-        if (pointwise) {
-          col = view(xs, {cur, G, K, P});
-        } else {
-          col = narrow(col_buf, 0, 0, cur);
-          im2col(xs, col, g);
-        }
-        const Tensor part = narrow(part_buf, 0, 0, cur);
-        internal::gemm_into(part, view(narrow(go, 0, n0, cur), {cur, G, Og, P}),
-                            transpose(col, 2, 3), kOne, kZero);
-        const Tensor s = sum(part, std::vector<int64_t>{0}, false, acc);
-        total = total.defined() ? add(total, s) : s;
-      }
+      for_each_column_chunk(x, g, G, K, O * K * item, true,
+                            [&](int64_t n0, int64_t cur, const Tensor& col) {
+                              const Tensor part = narrow(part_buf, 0, 0, cur);
+                              internal::gemm_into(part,
+                                                  view(narrow(go, 0, n0, cur), {cur, G, Og, P}),
+                                                  transpose(col, 2, 3), kOne, kZero);
+                              const Tensor s = sum(part, std::vector<int64_t>{0}, false, acc);
+                              total = total.defined() ? add(total, s) : s;
+                            });
     }
     if (total.defined()) {
       gw = to(view(total, w.sizes()), x.device(), x.dtype());

@@ -38,15 +38,10 @@ void unscale_cpu(const Tensor& g, float* found_inf, float inv_scale) {
 
 template <typename F>
 void float_types(ScalarType t, F&& f) {
-  switch (t) {
-    case ScalarType::Float32: return f(TypeTag<float>{});
-    case ScalarType::Float64: return f(TypeTag<double>{});
-    case ScalarType::Float16: return f(TypeTag<Half>{});
-    case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
-    default:
-      throw TypeError(detail::str("_amp_foreach_non_finite_check_and_unscale_: gradients must be "
-                                  "floating point, got ", dtype_name(t)));
-  }
+  dispatch_floating(t, std::forward<F>(f), [t] {
+    throw TypeError(detail::str("_amp_foreach_non_finite_check_and_unscale_: gradients must be "
+                                "floating point, got ", dtype_name(t)));
+  });
 }
 
 }  // namespace

@@ -75,13 +75,13 @@ void amp_unscale_cuda(const std::vector<Tensor>& grads, float* found_inf, const 
   const std::vector<std::vector<Tensor>> lists{grads};
   const std::vector<NoScalars> none;
   const UnscaleArgs args{found_inf, inv_scale};
-  switch (grads[0].dtype()) {
-    case ScalarType::Float32: return mta::apply<1>(lists, none, args, unscale_kernel<float>);
-    case ScalarType::Float64: return mta::apply<1>(lists, none, args, unscale_kernel<double>);
-    case ScalarType::Float16: return mta::apply<1>(lists, none, args, unscale_kernel<Half>);
-    case ScalarType::BFloat16: return mta::apply<1>(lists, none, args, unscale_kernel<BFloat16>);
-    default: throw TypeError("_amp_foreach_non_finite_check_and_unscale_: floating gradients only");
-  }
+  dispatch_floating(
+      grads[0].dtype(),
+      [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        mta::apply<1>(lists, none, args, unscale_kernel<T>);
+      },
+      [] { throw TypeError("_amp_foreach_non_finite_check_and_unscale_: floating gradients only"); });
 }
 
 void amp_update_scale_cuda(float* scale, int32_t* growth_tracker, const float* found_inf,

@@ -129,17 +129,6 @@ void adam_cpu(const Lists& l, const std::vector<internal::AdamScalars>& s, const
   }
 }
 
-template <typename F>
-void for_float_types(ScalarType t, F&& f) {
-  switch (t) {
-    case ScalarType::Float32: return f(TypeTag<float>{});
-    case ScalarType::Float64: return f(TypeTag<double>{});
-    case ScalarType::Float16: return f(TypeTag<Half>{});
-    case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
-    default: throw Error(detail::str("optimizer step: unsupported dtype ", dtype_name(t)));
-  }
-}
-
 }  // namespace
 
 void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
@@ -162,7 +151,7 @@ void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grad
       continue;
 #endif
     }
-    for_float_types(l[0][0].dtype(), [&](auto tag) {
+    internal::for_float_types(l[0][0].dtype(), [&](auto tag) {
       sgd_cpu<typename decltype(tag)::type>(l, f, o);
     });
   }
@@ -196,7 +185,7 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
       continue;
 #endif
     }
-    for_float_types(l[0][0].dtype(), [&](auto tag) {
+    internal::for_float_types(l[0][0].dtype(), [&](auto tag) {
       adam_cpu<typename decltype(tag)::type>(l, s, o);
     });
   }

@@ -130,17 +130,6 @@ __global__ void __launch_bounds__(kBlockThreads)
   }
 }
 
-template <typename F>
-void float_types(ScalarType t, F&& f) {
-  switch (t) {
-    case ScalarType::Float32: return f(TypeTag<float>{});
-    case ScalarType::Float64: return f(TypeTag<double>{});
-    case ScalarType::Float16: return f(TypeTag<Half>{});
-    case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
-    default: throw Error(detail::str("optimizer step: unsupported dtype ", dtype_name(t)));
-  }
-}
-
 }  // namespace
 
 namespace internal {
@@ -150,7 +139,7 @@ void sgd_cuda(const std::vector<std::vector<Tensor>>& lists, const std::vector<b
   const SgdArgs args{o.lr, o.momentum, o.dampening, o.weight_decay, o.nesterov, o.maximize};
   std::vector<SgdScalars> scalars(lists[0].size());
   for (size_t i = 0; i < scalars.size(); ++i) scalars[i].first = i < first.size() && first[i];
-  float_types(lists[0][0].dtype(), [&](auto tag) {
+  internal::for_float_types(lists[0][0].dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (lists.size() == 3) {
       mta::apply<3>(lists, scalars, args, sgd_kernel<T, 3>);
@@ -163,7 +152,7 @@ void sgd_cuda(const std::vector<std::vector<Tensor>>& lists, const std::vector<b
 void adam_cuda(const std::vector<std::vector<Tensor>>& lists,
                const std::vector<AdamScalars>& scalars, const AdamOptions& o) {
   const AdamArgs args{o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, o.maximize, o.decoupled};
-  float_types(lists[0][0].dtype(), [&](auto tag) {
+  internal::for_float_types(lists[0][0].dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (lists.size() == 5) {
       mta::apply<5>(lists, scalars, args, adam_kernel<T, 5>);

@@ -18,6 +18,10 @@
 #include <cstdint>
 #include <vector>
 
+#include <utility>
+
+#include "runtime/errors.hpp"
+#include "tensor/dispatch.hpp"
 #include "tensor/tensor.hpp"
 
 namespace ember::ops {
@@ -58,6 +62,15 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
                const AdamOptions& o);
 
 namespace internal {
+
+// f(TypeTag<T>{}) for the dtype of a parameter group (the four floating
+// dtypes); Error for any other (the CPU loops and the CUDA kernels share it).
+template <typename F>
+void for_float_types(ScalarType t, F&& f) {
+  dispatch_floating(t, std::forward<F>(f), [t] {
+    throw Error(detail::str("optimizer step: unsupported dtype ", dtype_name(t)));
+  });
+}
 
 constexpr int64_t kChunkSize = 65536;
 
