@@ -3,6 +3,7 @@
 
 #include "bindings/bindings.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/library_errors.hpp"
 
 namespace ember::bindings {
 
@@ -45,6 +46,18 @@ void bind_errors(py::module_& m) {
       PyExc_RuntimeError, nullptr);
   cuda.attr("CudaError") = py::handle(g_cuda_error);
   cuda.attr("OutOfMemoryError") = py::handle(g_oom_error);
+
+  m.def(
+      "_raise_library_error",
+      [](const std::string& library, int status) {
+        EMBER_CHECK_VALUE(library == "cuBLAS", "_raise_library_error: unknown library '",
+                          library, "' (known: cuBLAS)");
+        const auto cublasTestCall = [](int s) { return s; };
+        EMBER_CUBLAS_CHECK(cublasTestCall(status));
+      },
+      py::arg("library"), py::arg("status"),
+      "For tests: raises what a call of `library` that returned `status` raises (nothing for "
+      "status 0).");
 
   py::register_exception_translator([](std::exception_ptr p) {
     try {

@@ -45,8 +45,6 @@ struct Loaded {
     resolve(blas, api.cublasSetStream, "cublasSetStream_v2");
     resolve(blas, api.cublasSetWorkspace, "cublasSetWorkspace_v2");
     resolve(blas, api.cublasSetMathMode, "cublasSetMathMode");
-    resolve(blas, api.cublasGetStatusName, "cublasGetStatusName");
-    resolve(blas, api.cublasGetStatusString, "cublasGetStatusString");
     resolve(blas, api.cublasGemmEx, "cublasGemmEx");
     resolve(blas, api.cublasGemmEx_64, "cublasGemmEx_64");
     resolve(blas, api.cublasGemmStridedBatchedEx, "cublasGemmStridedBatchedEx");
@@ -77,38 +75,6 @@ Loaded& loaded() {
   return *instance;
 }
 
-const char* hint_for(cublasStatus_t s) {
-  switch (s) {
-    case CUBLAS_STATUS_NOT_INITIALIZED:
-      return "cuBLAS could not initialise: the GPU may be out of memory or unusable (check "
-             "nvidia-smi).";
-    case CUBLAS_STATUS_ALLOC_FAILED:
-      return "cuBLAS could not allocate memory: free tensors or call ember.cuda.empty_cache().";
-    case CUBLAS_STATUS_INVALID_VALUE:
-      return "An argument was out of cuBLAS's range; please report this to ember with the "
-             "shapes, strides and dtypes of the operands.";
-    case CUBLAS_STATUS_ARCH_MISMATCH:
-    case CUBLAS_STATUS_NOT_SUPPORTED:
-      return "This GPU or cuBLAS version does not support the operation for these dtypes; try "
-             "float32.";
-    case CUBLAS_STATUS_EXECUTION_FAILED:
-      return "A cuBLAS kernel failed; if a previous kernel faulted the CUDA context is unusable "
-             "and the process must restart. Run with CUDA_LAUNCH_BLOCKING=1 to find the call.";
-    default:
-      return "If this persists, run with CUDA_LAUNCH_BLOCKING=1 to find the failing call.";
-  }
-}
-
-// "api.cublasGemmEx(handle, ...)" -> "cublasGemmEx".
-std::string function_name(const char* call) {
-  std::string s(call);
-  const size_t paren = s.find('(');
-  if (paren != std::string::npos) s.resize(paren);
-  const size_t dot = s.find_last_of(".>");
-  if (dot != std::string::npos) s = s.substr(dot + 1);
-  return s;
-}
-
 }  // namespace
 
 const CublasApi& cublas_api() {
@@ -132,22 +98,6 @@ const CublasApi& cublas_api() {
 }
 
 bool cublas_loaded() noexcept { return g_loaded.load(std::memory_order_acquire); }
-
-namespace internal {
-
-void throw_cublas_error(cublasStatus_t status, const char* call) {
-  const CublasApi& api = loaded().api;
-  const char* name = api.cublasGetStatusName ? api.cublasGetStatusName(status) : "?";
-  const char* what = api.cublasGetStatusString ? api.cublasGetStatusString(status) : "?";
-  std::string msg = ::ember::detail::str("cuBLAS error: ", name, " (", what, ") in ",
-                                         function_name(call), ". ", hint_for(status));
-  if (status == CUBLAS_STATUS_ALLOC_FAILED) {
-    throw OutOfMemoryError("CUDA out of memory. " + msg, OomInfo{});
-  }
-  throw CudaError(std::move(msg), static_cast<int>(status), name);
-}
-
-}  // namespace internal
 
 }  // namespace ember::ops::blas
 

@@ -7,10 +7,10 @@
 //   types come from the cuBLAS headers, so a signature change is a compile
 //   error, not a crash. It throws a RuntimeError saying what to install when
 //   the libraries cannot be opened. Nothing is ever unloaded.
-// - EMBER_CUBLAS_CHECK(call) raises ember.cuda.CudaError naming the cuBLAS
-//   function, the status name and its description, and what to try next.
-//   Write calls as EMBER_CUBLAS_CHECK(api.cublasGemmEx(...)): the member is
-//   named after the function, so the message names it.
+// - Calls go through EMBER_CUBLAS_CHECK (runtime/library_errors.hpp, included
+//   here): ember.cuda.CudaError naming the cuBLAS function, the status and what
+//   to try next. The members are named after the functions, so
+//   EMBER_CUBLAS_CHECK(api.cublasGemmEx(...)) names cublasGemmEx.
 #pragma once
 
 #if EMBER_WITH_CUDA
@@ -19,6 +19,8 @@
 #include <cublas_api.h>
 
 #include <string>
+
+#include "runtime/library_errors.hpp"
 
 namespace ember::ops::blas {
 
@@ -52,8 +54,6 @@ struct CublasApi {
   decltype(&::cublasSetStream_v2) cublasSetStream = nullptr;
   decltype(&::cublasSetWorkspace_v2) cublasSetWorkspace = nullptr;
   decltype(&::cublasSetMathMode) cublasSetMathMode = nullptr;
-  decltype(&::cublasGetStatusName) cublasGetStatusName = nullptr;
-  decltype(&::cublasGetStatusString) cublasGetStatusString = nullptr;
   GemmExFn cublasGemmEx = nullptr;
   GemmEx64Fn cublasGemmEx_64 = nullptr;
   GemmStridedBatchedExFn cublasGemmStridedBatchedEx = nullptr;
@@ -82,17 +82,6 @@ const CublasApi& cublas_api();
 // True once cublas_api() has succeeded (for tests: import ember loads nothing).
 bool cublas_loaded() noexcept;
 
-namespace internal {
-[[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* call);
-}
-
 }  // namespace ember::ops::blas
-
-#define EMBER_CUBLAS_CHECK(expr)                                           \
-  do {                                                                     \
-    const cublasStatus_t ember_status_ = (expr);                           \
-    if (ember_status_ != CUBLAS_STATUS_SUCCESS)                            \
-      ::ember::ops::blas::internal::throw_cublas_error(ember_status_, #expr); \
-  } while (0)
 
 #endif  // EMBER_WITH_CUDA

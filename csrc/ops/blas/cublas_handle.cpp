@@ -74,7 +74,9 @@ Handles acquire_handles(const CublasApi& api, int device) {
   if (s != CUBLAS_STATUS_SUCCESS) {
     std::lock_guard<std::mutex> lock(p.mu);
     p.free[device].push_back(Handles{h.blas, nullptr});  // keep it; Lt is retried next time
-    internal::throw_cublas_error(s, "cublasLtCreate");
+    ::ember::detail::throw_library_error("cuBLAS", static_cast<int>(s),
+                                         ::ember::detail::describe_cublas_status(s),
+                                         "cublasLtCreate");
   }
   return h;
 }
