@@ -44,7 +44,7 @@ def test_figures_reject_bad_devices(name):
         f("cpu")
     with pytest.raises(TypeError):
         f(1.5)
-    with pytest.raises(TypeError, match="at most 1 argument"):
+    with pytest.raises(TypeError, match="at most 1 positional argument"):
         f(0, 1)
     with pytest.raises(TypeError, match="unexpected keyword argument 'dev'"):
         f(dev=0)

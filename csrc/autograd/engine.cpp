@@ -10,6 +10,7 @@
 #include "autograd/meta.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/event.hpp"
+#include "runtime/stream_guard.hpp"
 #include "tensor/views.hpp"
 
 namespace ember::autograd {
@@ -18,25 +19,10 @@ namespace {
 
 using cuda::StreamView;
 
-// Makes a stream current on its device for a scope.
-class StreamSwitch {
- public:
-  explicit StreamSwitch(const StreamView* s) {
-    if (!s) return;
-    prev_ = cuda::current_stream(s->device());
-    active_ = true;
-    cuda::set_current_stream(*s);
-  }
-  ~StreamSwitch() {
-    if (active_) cuda::set_current_stream(prev_);
-  }
-  StreamSwitch(const StreamSwitch&) = delete;
-  StreamSwitch& operator=(const StreamSwitch&) = delete;
-
- private:
-  StreamView prev_;
-  bool active_ = false;
-};
+// Makes a stream (when there is one) current for a scope.
+cuda::StreamGuard switch_to(const StreamView* s) {
+  return s ? cuda::StreamGuard(*s) : cuda::StreamGuard();
+}
 
 struct NodeState {
   int deps = 0;
@@ -196,7 +182,7 @@ void GraphTask::add_to_buffer(Node* consumer, NodeState& cs, uint32_t nr, Tensor
   cs.has_stream = true;
   cs.stream = consumer_stream;
   if (slot.defined()) {
-    StreamSwitch on(&consumer_stream);
+    const cuda::StreamGuard on(consumer_stream);
     slot = autograd::add(slot, grad);
   } else {
     slot = std::move(grad);
@@ -300,7 +286,7 @@ TensorList GraphTask::run(const TensorList& outputs, const TensorList& grad_outp
     }
     const bool run_it = !have_captures_ || s.execute;
     if (run_it && !(have_captures_ && n->is_accumulate_grad())) {
-      StreamSwitch on(stream);
+      const cuda::StreamGuard on = switch_to(stream);
       out = call(n, s, std::move(grads));
       EMBER_CHECK(out.size() == n->next_edges.size() || n->next_edges.empty(), "function ",
                   n->name(), " returned an incorrect number of gradients (expected ",
@@ -314,7 +300,7 @@ TensorList GraphTask::run(const TensorList& outputs, const TensorList& grad_outp
       NodeState& cs = state_[c];
       if (i < out.size() && out[i].defined()) {
         Tensor g = validate(n, i, c->input_meta[e.input_nr], std::move(out[i]));
-        StreamSwitch on(stream);
+        const cuda::StreamGuard on = switch_to(stream);
         add_to_buffer(c, cs, e.input_nr, std::move(g), stream);
       }
       if (--cs.deps == 0) ready.push(c);

@@ -21,6 +21,7 @@
 #include "ops/reduce/reduce.hpp"
 #include "ops/reduce/scan.hpp"
 #include "ops/pointwise/unary.hpp"
+#include "tensor/generator.hpp"
 #include "tensor/scalar.hpp"
 #include "tensor/tensor.hpp"
 
@@ -175,6 +176,17 @@ void zero_(const Tensor& t);
 // After an in-place write of values that do not depend on the old ones (a
 // random draw): bumps the version and gives the old values zero gradient.
 void overwritten(const Tensor& t, const char* node_name);
+
+// ---- random draws in place (formulas_random.cpp) -------------------------------
+// Tensor.uniform_, normal_, random_, exponential_, bernoulli_ from Python: the
+// in-place check (a leaf that requires grad raises), the draw, the version
+// bump, and zero gradient for the old values (torch's <Name>Backward0 nodes).
+void uniform_(const Tensor& t, double from, double to, const Generator& gen);
+void normal_(const Tensor& t, double mean, double std, const Generator& gen);
+void random_(const Tensor& t, int64_t low, int64_t high, const Generator& gen);
+void exponential_(const Tensor& t, double lambd, const Generator& gen);
+void bernoulli_(const Tensor& t, double p, const Generator& gen);
+void bernoulli_(const Tensor& t, const Tensor& p, const Generator& gen);
 
 // ---- matrix products (formulas_linalg.cpp) -------------------------------------
 Tensor mm(const Tensor& a, const Tensor& b);

@@ -5,11 +5,9 @@
 #include <pybind11/stl.h>
 
 #include "autograd/autocast.hpp"
-#include "autograd/meta.hpp"
+#include "autograd/optim.hpp"
 #include "bindings/bindings.hpp"
 #include "bindings/tensor_common.hpp"
-#include "ops/optim/amp.hpp"
-#include "ops/copy/copy.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::bindings {
@@ -41,18 +39,6 @@ int64_t pack(DeviceType d) {
 void check_autocast_dtype(ScalarType t) {
   EMBER_CHECK_VALUE(is_floating(t), "autocast dtype must be a floating point dtype, got ",
                     dtype_name(t));
-}
-
-std::vector<Tensor> tensor_list(py::handle seq, const char* what) {
-  std::vector<Tensor> out;
-  PyObject* fast = PySequence_Fast(seq.ptr(), what);
-  if (!fast) throw py::error_already_set();
-  py::object guard = py::reinterpret_steal<py::object>(fast);
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-  PyObject** items = PySequence_Fast_ITEMS(fast);
-  out.reserve(static_cast<size_t>(n));
-  for (Py_ssize_t i = 0; i < n; ++i) out.push_back(tensor_arg(items[i], what));
-  return out;
 }
 
 void bind_autocast_state(py::module_& m) {
@@ -147,19 +133,8 @@ void bind_scaler_kernels(py::module_& m) {
   m.def(
       "_amp_foreach_non_finite_check_and_unscale_",
       [](py::handle self, const Tensor& found_inf, const Tensor& inv_scale) {
-        std::vector<Tensor> grads = tensor_list(self, "self");
-        // Non-contiguous gradients go through contiguous stand-ins.
-        std::vector<std::pair<Tensor, Tensor>> back;
-        for (Tensor& g : grads) {
-          if (g.is_contiguous()) continue;
-          Tensor c = ops::contiguous(g);
-          back.emplace_back(g, c);
-          g = c;
-        }
-        ops::amp_non_finite_check_and_unscale_(grads, found_inf, inv_scale);
-        for (auto& [orig, c] : back) ops::copy_(orig, c);
-        for (const Tensor& g : tensor_list(self, "self")) autograd::bump_version(g);
-        autograd::bump_version(found_inf);
+        autograd::amp_non_finite_check_and_unscale_(tensor_list_arg(self, "self"), found_inf,
+                                                    inv_scale);
       },
       py::arg("self"), py::arg("found_inf"), py::arg("inv_scale"),
       "Multiplies every tensor by inv_scale in place and sets found_inf to 1.0 if any "
@@ -168,11 +143,8 @@ void bind_scaler_kernels(py::module_& m) {
       "_amp_update_scale_",
       [](py::object self_obj, const Tensor& growth_tracker, const Tensor& found_inf,
          double growth_factor, double backoff_factor, int64_t growth_interval) {
-        const Tensor& self = tensor_arg(self_obj, "self");
-        ops::amp_update_scale_(self, growth_tracker, found_inf, growth_factor, backoff_factor,
-                               growth_interval);
-        autograd::bump_version(self);
-        autograd::bump_version(growth_tracker);
+        autograd::amp_update_scale_(tensor_arg(self_obj, "self"), growth_tracker, found_inf,
+                                    growth_factor, backoff_factor, growth_interval);
         return self_obj;  // torch returns self
       },
       py::arg("self"), py::arg("growth_tracker"), py::arg("found_inf"), py::arg("scale_growth_factor"),

@@ -4,6 +4,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <string>
+
 #include "runtime/device.hpp"
 #include "runtime/stream.hpp"
 
@@ -24,10 +26,10 @@ void bind_tensor(py::module_& m);
 void bind_tensor_creation(py::module_& m);
 void bind_autograd(py::module_& m);  // after bind_tensor: adds to ember.Tensor
 void bind_autograd_function(py::module_& m);
-void bind_autograd_optim(py::module_& m);
-void bind_autograd_nn(py::module_& m);  // after bind_linalg (adds to _C._nn)
-void bind_nn_conv(py::module_& m);      // after bind_autograd_nn (adds to _C._nn)
-void bind_nn_norm(py::module_& m);  // after bind_autograd_nn (adds to _C._nn)
+void bind_optim(py::module_& m);
+void bind_nn_loss(py::module_& m);  // after bind_linalg (adds to _C._nn)
+void bind_nn_conv(py::module_& m);      // after bind_nn_loss (adds to _C._nn)
+void bind_nn_norm(py::module_& m);  // after bind_nn_loss (adds to _C._nn)
 void bind_linalg(py::module_& m);  // after bind_tensor: adds Tensor methods
 void bind_math(py::module_& m);
 void bind_random(py::module_& m, py::module_& cuda);  // after bind_tensor
@@ -41,10 +43,34 @@ Device device_from_py(py::handle obj, py::handle index = py::none());
 // "the current device" and give -1; "cpu" raises ValueError.
 int cuda_index_from_py(py::handle obj);
 
-// The stream a `stream=` argument names: None -> the current stream of the
-// current device; an ember.cuda.Stream; or any object with the CUDA stream
-// protocol, __cuda_stream__() -> (0, handle) (torch >= 2.10, CuPy, cuda.core).
-// Throws TypeError for anything else (defined in bindings/stream.cpp).
-cuda::StreamView stream_from_py(py::handle obj);
+// The stream a `stream=` argument names (defined in bindings/stream.cpp, the
+// one stream parser of every binding):
+// - None (or absent: nullptr) -> the current stream of `device` (-1: of the
+//   current device);
+// - an ember.cuda.Stream; any object with the CUDA stream protocol,
+//   __cuda_stream__() -> (0, handle) (torch >= 2.10, CuPy, cuda.core); or, as
+//   older torch streams do, a `cuda_stream` int attribute (and `device_index`
+//   when it has one);
+// - an int, a raw cudaStream_t on `device`, only when `allow_handle`.
+// TypeError for anything else; ValueError when `device` >= 0 and the stream
+// belongs to another device.
+cuda::StreamView stream_from_py(py::handle obj, int device = -1, bool allow_handle = false);
+
+// A cudaStream_t given as a non-negative int (TypeError / ValueError naming
+// `what` otherwise).
+cuda::StreamHandle handle_from_int(py::handle obj, const char* what);
+
+// The Python type name of obj for messages, as torch writes it (tp_name:
+// "int", "numpy.ndarray"); defined in bindings/tensor_common.cpp.
+std::string type_name(py::handle obj);
+
+// Runs f with the GIL released when `release` (CPU work big enough to let
+// other Python threads run meanwhile; f must not touch Python objects).
+template <typename F>
+decltype(auto) maybe_nogil(bool release, F&& f) {
+  if (!release) return f();
+  py::gil_scoped_release nogil;
+  return f();
+}
 
 }  // namespace ember::bindings

@@ -10,6 +10,7 @@
 #include <Python.h>
 
 #include "autograd/functions.hpp"
+#include "bindings/fastcall.hpp"
 #include "bindings/tensor_common.hpp"
 #include "ops/blas/cublas_api.hpp"
 #include "ops/blas/cublas_matmul.hpp"
@@ -27,25 +28,12 @@ namespace {
 
 PyObject* to_py(Tensor t) { return py::cast(std::move(t)).release().ptr(); }
 
-PyObject* translate_current_exception() {
-  try {
-    throw;
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-  }
-  return nullptr;
-}
-
 // a @ b (and b.__rmatmul__(a)): NotImplemented unless both are tensors.
 PyObject* nb_matmul(PyObject* a, PyObject* b) {
   if (!is_tensor(a) || !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
-  try {
-    return to_py(autograd::matmul(tensor_arg(a), tensor_arg(b)));
-  } catch (...) {
-    return translate_current_exception();
-  }
+  EMBER_PY_TRY
+  return to_py(autograd::matmul(tensor_arg(a), tensor_arg(b)));
+  EMBER_PY_CATCH
 }
 
 // ---- f(input, other, *, out=None) as METH_FASTCALL functions ----------------
@@ -65,49 +53,27 @@ struct MmSpec {
 
 template <typename Spec>
 PyObject* fast_binary(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
-  try {
-    const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    PyObject* v[3] = {nullptr, nullptr, Py_None};  // input, other, out
-    if (nargs > 2) {
-      throw TypeError(detail::str(Spec::name, "() takes 2 positional arguments but ", nargs,
-                                  " were given"));
-    }
-    for (Py_ssize_t i = 0; i < nargs; ++i) v[i] = args[i];
-    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    for (Py_ssize_t i = 0; i < nkw; ++i) {
-      PyObject* k = PyTuple_GET_ITEM(kwnames, i);
-      int slot = -1;
-      if (PyUnicode_CompareWithASCIIString(k, "input") == 0) slot = 0;
-      if (PyUnicode_CompareWithASCIIString(k, Spec::arg2) == 0) slot = 1;
-      if (PyUnicode_CompareWithASCIIString(k, "out") == 0) slot = 2;
-      if (slot < 0 || (slot < 2 && v[slot])) {
-        throw TypeError(detail::str(Spec::name, "() got an unexpected keyword argument '",
-                                    PyUnicode_AsUTF8(k), "'"));
-      }
-      v[slot] = args[nargs + i];
-    }
-    if (!v[0] || !v[1]) {
-      throw TypeError(detail::str(Spec::name, "() missing required argument '",
-                                  v[0] ? Spec::arg2 : "input", "'"));
-    }
+  EMBER_PY_TRY
+    static const Signature sig(Spec::name, 2, {"input", Spec::arg2, "out"}, 2);
+    PyObject* v[3];  // input, other, out
+    sig.parse(args, nargsf, kwnames, v);
+    if (!v[2]) v[2] = Py_None;
     const Tensor& a = tensor_arg(v[0], "input");
     const Tensor& b = tensor_arg(v[1], Spec::arg2);
     if (v[2] == Py_None) return to_py(Spec::call(a, b));
     Spec::out(tensor_arg(v[2], "out"), a, b);
     Py_INCREF(v[2]);
     return v[2];
-  } catch (...) {
-    return translate_current_exception();
-  }
+  EMBER_PY_CATCH
 }
 
 PyMethodDef g_fast_defs[] = {
     {"matmul",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&fast_binary<MatmulSpec>)),
+     EMBER_FAST(&fast_binary<MatmulSpec>),
      METH_FASTCALL | METH_KEYWORDS,
      "matmul(input, other, *, out=None)\n\nThe matrix product with torch's rules: 1-D operands "
      "are vectors, dims before the last two are batch dims and broadcast."},
-    {"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&fast_binary<MmSpec>)),
+    {"mm", EMBER_FAST(&fast_binary<MmSpec>),
      METH_FASTCALL | METH_KEYWORDS,
      "mm(input, mat2, *, out=None)\n\nThe product of two matrices (no broadcasting)."},
 };

@@ -1,7 +1,6 @@
 // Argument handling shared by the math bindings (math*.cpp, reduce*.cpp):
-// they are CPython METH_FASTCALL functions and number-protocol slots, not
-// pybind11 functions, because `a + b` must cost little more than the kernel
-// launch. Keywords are matched by interned-string identity first.
+// operands, numbers, out= and dtype= from the fast-call arguments that
+// Signature (bindings/fastcall.hpp) parses.
 #pragma once
 
 #include <Python.h>
@@ -9,29 +8,12 @@
 #include <initializer_list>
 #include <optional>
 
+#include "bindings/fastcall.hpp"
 #include "bindings/tensor_common.hpp"
 #include "ops/elementwise.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::bindings {
-
-// A function's parameters: positional-or-keyword names, then keyword-only
-// names (after `npos`). Built once per function (static).
-class Signature {
- public:
-  Signature(const char* fn, int npos, std::initializer_list<const char*> names);
-  // Fills slots[i] (borrowed; nullptr when absent) from a vectorcall.
-  // TypeError for too many positionals, unknown or repeated keywords.
-  void parse(PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames, PyObject** slots) const;
-  const char* name() const { return fn_; }
-
- private:
-  int index_of(PyObject* kw) const;
-  const char* fn_;
-  int npos_;
-  int n_;
-  PyObject* names_[8];
-};
 
 // A tensor or a number (bool, int, float, NumPy scalar); false for anything
 // else (operators then return NotImplemented).
@@ -56,28 +38,6 @@ inline PyObject* same_obj(PyObject* self) {
 
 // Whether a CPU op on these operands is big enough to release the GIL.
 bool worth_releasing_gil(std::initializer_list<const ops::Operand*> ops);
-
-// Runs f with the GIL released when `release`.
-template <typename F>
-decltype(auto) maybe_nogil(bool release, F&& f) {
-  if (!release) return f();
-  py::gil_scoped_release nogil;
-  return f();
-}
-
-// Converts C++ exceptions to Python ones (bindings/errors.cpp) and returns
-// nullptr; for the bodies of CPython functions.
-#define EMBER_PY_TRY try {
-#define EMBER_PY_CATCH                      \
-  }                                         \
-  catch (py::error_already_set & e) {       \
-    e.restore();                            \
-    return nullptr;                         \
-  }                                         \
-  catch (...) {                             \
-    py::detail::try_translate_exceptions(); \
-    return nullptr;                         \
-  }
 
 // Adds a METH_FASTCALL|METH_KEYWORDS method (or a static PyMethodDef array,
 // ending with a {nullptr} entry) to ember.Tensor.

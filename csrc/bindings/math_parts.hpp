@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "bindings/bindings.hpp"
+#include "bindings/fastcall.hpp"
 
 namespace ember::bindings {
 
@@ -25,7 +25,5 @@ void add_ternary_defs(MathDefs& d);     // math_ternary.cpp
 void add_reduce_defs(MathDefs& d);      // reduce.cpp
 void add_return_types(py::module_& m);  // reduce.cpp: ember.return_types
 
-#define EMBER_FAST(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn))
-constexpr int kFastKw = METH_FASTCALL | METH_KEYWORDS;
 
 }  // namespace ember::bindings

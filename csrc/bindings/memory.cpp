@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "bindings/bindings.hpp"
+#include "bindings/fastcall.hpp"
 #include "bindings/memory_args.hpp"
 #include "memory/allocator_config.hpp"
 #include "memory/allocators.hpp"
@@ -28,11 +29,10 @@ using memory::CachingAllocator;
 using Getter = int64_t (CachingAllocator::*)() const noexcept;
 
 PyObject* read_figure(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
-                      const char* fname, Getter getter) {
-  static const char* const kNames[] = {"device"};
+                      const Signature& sig, Getter getter) {
   PyObject* dev = nullptr;
   try {
-    if (!parse_fastcall(fname, args, nargs, kwnames, kNames, 1, 0, &dev)) return nullptr;
+    sig.parse(args, nargs, kwnames, &dev);
     int idx = (dev == nullptr || dev == Py_None) ? -1 : cuda_index_from_py(dev);
     // Before CUDA is initialised nothing can have been allocated (torch: 0 too).
     if (!cuda::is_initialized()) return PyLong_FromLong(0);
@@ -49,32 +49,34 @@ PyObject* read_figure(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
 }
 
 PyObject* memory_allocated(PyObject*, PyObject* const* a, Py_ssize_t n, PyObject* kw) {
-  return read_figure(a, n, kw, "memory_allocated", &CachingAllocator::memory_allocated);
+  static const Signature sig("memory_allocated", 1, {"device"});
+  return read_figure(a, n, kw, sig, &CachingAllocator::memory_allocated);
 }
 PyObject* max_memory_allocated(PyObject*, PyObject* const* a, Py_ssize_t n, PyObject* kw) {
-  return read_figure(a, n, kw, "max_memory_allocated", &CachingAllocator::max_memory_allocated);
+  static const Signature sig("max_memory_allocated", 1, {"device"});
+  return read_figure(a, n, kw, sig, &CachingAllocator::max_memory_allocated);
 }
 PyObject* memory_reserved(PyObject*, PyObject* const* a, Py_ssize_t n, PyObject* kw) {
-  return read_figure(a, n, kw, "memory_reserved", &CachingAllocator::memory_reserved);
+  static const Signature sig("memory_reserved", 1, {"device"});
+  return read_figure(a, n, kw, sig, &CachingAllocator::memory_reserved);
 }
 PyObject* max_memory_reserved(PyObject*, PyObject* const* a, Py_ssize_t n, PyObject* kw) {
-  return read_figure(a, n, kw, "max_memory_reserved", &CachingAllocator::max_memory_reserved);
+  static const Signature sig("max_memory_reserved", 1, {"device"});
+  return read_figure(a, n, kw, sig, &CachingAllocator::max_memory_reserved);
 }
 
 // ---- caching_allocator_alloc(size, device=None, stream=None) / _delete(ptr) --
 
 PyObject* caching_allocator_alloc(PyObject*, PyObject* const* args, Py_ssize_t nargs,
                                   PyObject* kwnames) {
-  static const char* const kNames[] = {"size", "device", "stream"};
+  static const Signature sig("caching_allocator_alloc", 3, {"size", "device", "stream"}, 1);
   PyObject* v[3] = {nullptr, nullptr, nullptr};
   try {
-    if (!parse_fastcall("caching_allocator_alloc", args, nargs, kwnames, kNames, 3, 1, v)) {
-      return nullptr;
-    }
+    sig.parse(args, nargs, kwnames, v);
     const size_t size = size_from_py(v[0], "caching_allocator_alloc", "size");
     int idx = (v[1] == nullptr || v[1] == Py_None) ? -1 : cuda_index_from_py(v[1]);
     if (idx < 0) idx = cuda::current_device();
-    const memory::Stream stream = stream_from_py(v[2], idx);
+    const memory::Stream stream = stream_from_py(v[2], idx, /*allow_handle=*/true);
     return PyLong_FromVoidPtr(memory::raw_alloc(size, idx, stream));
   } catch (...) {
     py::detail::try_translate_exceptions();
@@ -84,12 +86,10 @@ PyObject* caching_allocator_alloc(PyObject*, PyObject* const* args, Py_ssize_t n
 
 PyObject* caching_allocator_delete(PyObject*, PyObject* const* args, Py_ssize_t nargs,
                                    PyObject* kwnames) {
-  static const char* const kNames[] = {"mem_ptr"};
+  static const Signature sig("caching_allocator_delete", 1, {"mem_ptr"}, 1);
   PyObject* p = nullptr;
   try {
-    if (!parse_fastcall("caching_allocator_delete", args, nargs, kwnames, kNames, 1, 1, &p)) {
-      return nullptr;
-    }
+    sig.parse(args, nargs, kwnames, &p);
     memory::raw_delete(ptr_from_py(p, "caching_allocator_delete"));
     Py_RETURN_NONE;
   } catch (...) {
@@ -99,32 +99,32 @@ PyObject* caching_allocator_delete(PyObject*, PyObject* const* args, Py_ssize_t 
 }
 
 PyMethodDef kFastMethods[] = {
-    {"memory_allocated", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&memory_allocated)),
+    {"memory_allocated", EMBER_FAST(&memory_allocated),
      METH_FASTCALL | METH_KEYWORDS,
      "memory_allocated(device=None) -> int\n\nBytes of GPU memory held by live allocations "
      "(rounded sizes), as torch counts them. One load; does not initialise CUDA."},
     {"max_memory_allocated",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&max_memory_allocated)),
+     EMBER_FAST(&max_memory_allocated),
      METH_FASTCALL | METH_KEYWORDS,
      "max_memory_allocated(device=None) -> int\n\nPeak of memory_allocated() since the start "
      "or the last reset_peak_memory_stats()."},
-    {"memory_reserved", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&memory_reserved)),
+    {"memory_reserved", EMBER_FAST(&memory_reserved),
      METH_FASTCALL | METH_KEYWORDS,
      "memory_reserved(device=None) -> int\n\nBytes of GPU memory the caching allocator holds "
      "(allocated or cached)."},
     {"max_memory_reserved",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&max_memory_reserved)),
+     EMBER_FAST(&max_memory_reserved),
      METH_FASTCALL | METH_KEYWORDS,
      "max_memory_reserved(device=None) -> int\n\nPeak of memory_reserved()."},
     {"caching_allocator_alloc",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&caching_allocator_alloc)),
+     EMBER_FAST(&caching_allocator_alloc),
      METH_FASTCALL | METH_KEYWORDS,
      "caching_allocator_alloc(size, device=None, stream=None) -> int\n\nAllocates `size` bytes "
      "with the caching allocator, usable in stream order on `stream` (default: the device's "
      "current stream; an int handle, or an object with __cuda_stream__ or cuda_stream). "
      "Returns the address; free it with caching_allocator_delete."},
     {"caching_allocator_delete",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&caching_allocator_delete)),
+     EMBER_FAST(&caching_allocator_delete),
      METH_FASTCALL | METH_KEYWORDS,
      "caching_allocator_delete(mem_ptr)\n\nFrees memory from caching_allocator_alloc. Its "
      "memory is reused at once by work on the stream it was allocated on, and by other streams "
@@ -227,7 +227,7 @@ class HostBuffer {
   }
   void record_stream(py::handle stream) {
     check_live("record_stream");
-    memory::host_allocator().try_record_stream(ptr_, stream_from_py(stream.ptr(), -1));
+    memory::host_allocator().try_record_stream(ptr_, stream_from_py(stream, -1, /*allow_handle=*/true));
   }
   py::bytes read(size_t offset, py::handle nbytes) const {
     check_live("read");
@@ -327,7 +327,7 @@ void bind_memory(py::module_& cuda) {
           memory::record_stream(p, static_cast<cuda::StreamHandle>(PyLong_AsVoidPtr(stream.ptr())),
                                 -1);
         } else {
-          const memory::Stream s = stream_from_py(stream.ptr(), -1);
+          const memory::Stream s = stream_from_py(stream, -1, /*allow_handle=*/true);
           memory::record_stream(p, s.handle(), s.device());
         }
       },

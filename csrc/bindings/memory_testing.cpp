@@ -217,7 +217,7 @@ void bind_gpu_helpers(py::module_& m) {
       "_memset_async",
       [](uintptr_t ptr, int value, size_t nbytes, py::handle stream) {
         memory::testing::memset_async(reinterpret_cast<void*>(ptr), value, nbytes,
-                                      stream_from_py(stream.ptr(), -1));
+                                      stream_from_py(stream, -1, /*allow_handle=*/true));
       },
       py::arg("ptr"), py::arg("value"), py::arg("nbytes"), py::arg("stream") = py::none());
   m.def(
@@ -225,13 +225,13 @@ void bind_gpu_helpers(py::module_& m) {
       [](uintptr_t dst, uintptr_t src, size_t nbytes, py::handle stream) {
         memory::testing::memcpy_async(reinterpret_cast<void*>(dst),
                                       reinterpret_cast<const void*>(src), nbytes,
-                                      stream_from_py(stream.ptr(), -1));
+                                      stream_from_py(stream, -1, /*allow_handle=*/true));
       },
       py::arg("dst"), py::arg("src"), py::arg("nbytes"), py::arg("stream") = py::none());
   m.def(
       "_stream_synchronize",
       [](py::handle stream) {
-        const memory::Stream s = stream_from_py(stream.ptr(), -1);
+        const memory::Stream s = stream_from_py(stream, -1, /*allow_handle=*/true);
         py::gil_scoped_release nogil;
         memory::testing::stream_synchronize(s);
       },

@@ -19,9 +19,9 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_tensor_creation(m);
   ember::bindings::bind_autograd(m);
   ember::bindings::bind_autograd_function(m);
-  ember::bindings::bind_autograd_optim(m);
+  ember::bindings::bind_optim(m);
   ember::bindings::bind_linalg(m);
-  ember::bindings::bind_autograd_nn(m);
+  ember::bindings::bind_nn_loss(m);
   ember::bindings::bind_nn_conv(m);
   ember::bindings::bind_nn_norm(m);
   ember::bindings::bind_math(m);

@@ -1,4 +1,4 @@
-// nn.functional's fused ops with their own autograd nodes (ember._C._nn):
+// nn.functional's losses that are one fused autograd node (ember._C._nn):
 // mse_loss. (linear is bound by the linear-algebra bindings.)
 #include "autograd/functions.hpp"
 #include "bindings/tensor_common.hpp"
@@ -20,7 +20,7 @@ autograd::Reduction reduction_arg(py::handle r) {
 
 }  // namespace
 
-void bind_autograd_nn(py::module_& m) {
+void bind_nn_loss(py::module_& m) {
   py::module_ nn = py::hasattr(m, "_nn") ? py::reinterpret_borrow<py::module_>(m.attr("_nn"))
                                          : m.def_submodule("_nn", "ember.nn.functional's core");
   nn.def(

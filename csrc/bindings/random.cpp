@@ -123,21 +123,7 @@ Tensor target(const Shape& shape, const Options& o, py::handle out, const char* 
 // Runs a draw, without the GIL for CPU tensors (a draw may take a while).
 template <typename F>
 void draw(const Tensor& t, F&& f) {
-  if (t.is_cpu()) {
-    py::gil_scoped_release nogil;
-    f();
-  } else {
-    f();
-  }
-}
-
-// A draw into an existing tensor from Python (uniform_, normal_, ...): the
-// leaf check, the version bump, and zero gradient for the old values.
-template <typename F>
-void inplace_draw(const Tensor& t, const char* node, F&& f) {
-  autograd::check_inplace(t);
-  draw(t, std::forward<F>(f));
-  autograd::overwritten(t, node);
+  maybe_nogil(t.is_cpu(), std::forward<F>(f));
 }
 
 py::object result(const Tensor& t, py::handle out) {
@@ -465,7 +451,7 @@ void bind_methods(py::class_<Tensor>& cls) {
       [](py::object self, double from, double to, py::handle g) {
         const Tensor& t = tensor_arg(self);
         const Generator gg = generator_arg(g);
-        inplace_draw(t, "UniformBackward0", [&] { ops::uniform_(t, from, to, gg); });
+        draw(t, [&] { autograd::uniform_(t, from, to, gg); });
         return self;
       },
       py::arg("from") = 0.0, py::arg("to") = 1.0, py::kw_only(), gen);
@@ -474,7 +460,7 @@ void bind_methods(py::class_<Tensor>& cls) {
       [](py::object self, double mean, double std, py::handle g) {
         const Tensor& t = tensor_arg(self);
         const Generator gg = generator_arg(g);
-        inplace_draw(t, "NormalBackward0", [&] { ops::normal_(t, mean, std, gg); });
+        draw(t, [&] { autograd::normal_(t, mean, std, gg); });
         return self;
       },
       py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(), gen);
@@ -489,7 +475,7 @@ void bind_methods(py::class_<Tensor>& cls) {
           std::tie(low, high) = randint_bounds(a, b, "random_");
         }
         const Generator gg = generator_arg(g);
-        inplace_draw(t, "RandomBackward0", [&] { ops::random_(t, low, high, gg); });
+        draw(t, [&] { autograd::random_(t, low, high, gg); });
         return self;
       },
       py::arg("from") = py::none(), py::arg("to") = py::none(), py::kw_only(), gen,
@@ -500,7 +486,7 @@ void bind_methods(py::class_<Tensor>& cls) {
       [](py::object self, double lambd, py::handle g) {
         const Tensor& t = tensor_arg(self);
         const Generator gg = generator_arg(g);
-        inplace_draw(t, "ExponentialBackward0", [&] { ops::exponential_(t, lambd, gg); });
+        draw(t, [&] { autograd::exponential_(t, lambd, gg); });
         return self;
       },
       py::arg("lambd") = 1.0, py::kw_only(), gen);
@@ -511,10 +497,10 @@ void bind_methods(py::class_<Tensor>& cls) {
         const Generator gg = generator_arg(g);
         if (is_tensor(p)) {
           const Tensor& pt = tensor_arg(p);
-          inplace_draw(t, "BernoulliBackward0", [&] { ops::bernoulli_(t, pt, gg); });
+          draw(t, [&] { autograd::bernoulli_(t, pt, gg); });
         } else {
           const double pv = scalar_arg(p, "bernoulli_", "p").to_double();
-          inplace_draw(t, "BernoulliBackward0", [&] { ops::bernoulli_(t, pv, gg); });
+          draw(t, [&] { autograd::bernoulli_(t, pv, gg); });
         }
         return self;
       },

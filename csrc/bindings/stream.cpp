@@ -29,6 +29,7 @@
 #include "runtime/init.hpp"
 #include "runtime/sleep.hpp"
 #include "runtime/stream.hpp"
+#include "runtime/stream_guard.hpp"
 
 namespace ember::bindings {
 
@@ -38,14 +39,13 @@ using cuda::StreamView;
 
 constexpr int kUnknownPriority = INT_MIN;
 
-// What entering a stream changed, so that leaving it restores exactly that.
+// What entering a stream changed, so that leaving it restores exactly that:
+// the guard restores the C++ current streams and device, and the cached
+// Python objects of the streams it restores go back into the thread's cache.
 struct Saved {
-  unsigned long thread = 0;  // the thread that entered
-  int prev_device = 0;       // the current device before
-  int target = 0;            // the device of the entered stream
-  StreamView src_prev;       // the previous current stream of prev_device
-  StreamView dst_prev;       // ... and of target, when it differs
-  py::object src_obj, dst_obj;  // their cached Python objects (None: unknown)
+  unsigned long thread = 0;     // the thread that entered
+  cuda::StreamGuard guard;      // runtime/stream_guard.hpp
+  py::object src_obj, dst_obj;  // objects of the guard's original streams (None: unknown)
 };
 
 struct PyStream {
@@ -62,10 +62,6 @@ struct StreamContext {
   py::object stream;
   std::vector<Saved> entered;
 };
-
-std::string type_name(py::handle obj) {
-  return py::str(py::type::of(obj).attr("__name__")).cast<std::string>();
-}
 
 PyTypeObject* g_stream_type = nullptr;    // ember.cuda.Stream, set by bind_stream
 PyTypeObject* g_external_type = nullptr;  // ember.cuda.ExternalStream
@@ -98,16 +94,6 @@ py::object make_view(StreamView v, py::object keepalive = py::none()) {
 
 // ---- handles and the CUDA stream protocol ----
 
-cuda::StreamHandle handle_from_int(py::handle obj, const char* what) {
-  EMBER_CHECK_TYPE(PyLong_Check(obj.ptr()), what, " must be an int (a cudaStream_t), got ",
-                   type_name(obj));
-  const unsigned long long v = PyLong_AsUnsignedLongLong(obj.ptr());
-  if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-    PyErr_Clear();
-    throw ValueError(detail::str(what, " must be a non-negative int that fits a pointer"));
-  }
-  return reinterpret_cast<cuda::StreamHandle>(static_cast<uintptr_t>(v));
-}
 
 // The handle of a __cuda_stream__ object; nullopt when `obj` has none.
 std::optional<cuda::StreamHandle> protocol_handle(py::handle obj) {
@@ -228,20 +214,15 @@ void set_stream(py::handle obj) {
 void enter_stream(py::handle obj, std::vector<Saved>& stack) {
   StreamView v;
   py::object stream = stream_object_from_py(obj, &v);
+  PyObject* cache = thread_cache();
   Saved s;
   s.thread = PyThread_get_thread_ident();
-  s.prev_device = cuda::current_device();
-  s.target = v.device();
-  PyObject* cache = thread_cache();
-  s.src_prev = cuda::current_stream(s.prev_device);
-  s.src_obj = cached(cache, s.src_prev);
-  if (s.target != s.prev_device) {
-    s.dst_prev = cuda::current_stream(s.target);
-    s.dst_obj = cached(cache, s.dst_prev);
-    cuda::exchange_device(s.target);
+  s.guard = cuda::StreamGuard(v);
+  s.src_obj = cached(cache, s.guard.original_stream());
+  if (v.device() != s.guard.original_device()) {
+    s.dst_obj = cached(cache, s.guard.original_stream_of_target());
   }
   stack.push_back(std::move(s));
-  cuda::set_current_stream(v);
   cache_set(cache, v.device(), stream);
 }
 
@@ -255,13 +236,10 @@ void exit_stream(std::vector<Saved>& stack) {
   Saved s = std::move(*(it - 1));
   stack.erase(it - 1);
   PyObject* cache = thread_cache();
-  if (s.target != s.prev_device) {
-    cuda::set_current_stream(s.dst_prev);
-    cache_set(cache, s.target, s.dst_obj);
-  }
-  cuda::set_current_stream(s.src_prev);
-  cache_set(cache, s.prev_device, s.src_obj);
-  cuda::exchange_device(s.prev_device);
+  const int prev = s.guard.original_device(), target = s.guard.stream().device();
+  s.guard.restore();
+  if (target != prev) cache_set(cache, target, s.dst_obj);
+  cache_set(cache, prev, s.src_obj);
 }
 
 long long priority_from_py(py::handle p) {
@@ -280,12 +258,39 @@ cuda::Event& event_from_py(py::handle obj) {
 
 }  // namespace
 
-cuda::StreamView stream_from_py(py::handle obj) {
-  if (obj.is_none()) return cuda::current_stream(-1);
-  if (PyStream* p = as_stream(obj)) return p->view;
-  auto h = protocol_handle(obj);
-  if (!h) throw_not_a_stream(obj);
-  return view_of_handle(*h, -1);
+cuda::StreamHandle handle_from_int(py::handle obj, const char* what) {
+  EMBER_CHECK_TYPE(PyLong_Check(obj.ptr()), what, " must be an int (a cudaStream_t), got ",
+                   type_name(obj));
+  const unsigned long long v = PyLong_AsUnsignedLongLong(obj.ptr());
+  if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw ValueError(detail::str(what, " must be a non-negative int that fits a pointer"));
+  }
+  return reinterpret_cast<cuda::StreamHandle>(static_cast<uintptr_t>(v));
+}
+
+cuda::StreamView stream_from_py(py::handle obj, int device, bool allow_handle) {
+  if (!obj || obj.is_none()) return cuda::current_stream(device);
+  StreamView v;
+  if (PyStream* p = as_stream(obj)) {
+    v = p->view;
+  } else if (allow_handle && PyLong_Check(obj.ptr()) && !PyBool_Check(obj.ptr())) {
+    return StreamView(handle_from_int(obj, "stream"), device < 0 ? cuda::current_device() : device);
+  } else if (auto h = protocol_handle(obj)) {
+    v = view_of_handle(*h, -1);
+  } else if (PyObject_HasAttrString(obj.ptr(), "cuda_stream")) {
+    // Streams of libraries without the protocol (torch before 2.10).
+    const cuda::StreamHandle h = handle_from_int(obj.attr("cuda_stream"), "cuda_stream");
+    const int dev = PyObject_HasAttrString(obj.ptr(), "device_index")
+                        ? py::cast<int>(obj.attr("device_index"))
+                        : -1;  // CUDA knows the device of a stream it made
+    v = view_of_handle(h, dev);
+  } else {
+    throw_not_a_stream(obj);
+  }
+  EMBER_CHECK_VALUE(device < 0 || device == v.device(), "The stream is on cuda:", v.device(),
+                    " but device=cuda:", device, " was asked for: pass matching arguments.");
+  return v;
 }
 
 void bind_stream(py::module_& c) {

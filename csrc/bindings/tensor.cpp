@@ -83,22 +83,6 @@ py::object tensor_to(py::object self_obj, py::args args, py::kwargs kwargs) {
                                      dtype.value_or(self.dtype()), non_blocking, copy));
 }
 
-cuda::StreamView stream_from_py(py::handle s, const Tensor& t) {
-  if (!PyObject_HasAttrString(s.ptr(), "cuda_stream")) {
-    throw TypeError(detail::str("record_stream() expects an ember.cuda.Stream (an object with "
-                                "cuda_stream), got ", type_name(s)));
-  }
-  const auto handle = py::cast<uintptr_t>(s.attr("cuda_stream"));
-  int device = t.device().index;
-  if (PyObject_HasAttrString(s.ptr(), "device_index")) {
-    device = py::cast<int>(s.attr("device_index"));
-  } else if (PyObject_HasAttrString(s.ptr(), "device")) {
-    py::object d = s.attr("device");
-    device = is_tensor(d) ? device : device_from_py(d).index;
-  }
-  return cuda::StreamView(reinterpret_cast<cuda::StreamHandle>(handle), device);
-}
-
 void check_one_element(const Tensor& t) {
   if (t.numel() != 1) {
     throw Error(detail::str("a Tensor with ", t.numel(), " elements cannot be converted to Scalar"));
@@ -299,7 +283,9 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
       [](const Tensor& t, py::handle stream) {
         EMBER_CHECK(t.is_cuda(), "record_stream() needs a CUDA tensor, got a ", t.device().str(),
                     " tensor");
-        t.storage()->record_stream(stream_from_py(stream, t));
+        EMBER_CHECK_TYPE(!stream.is_none(),
+                         "record_stream(): argument 'stream' must be Stream, not NoneType");
+        t.storage()->record_stream(stream_from_py(stream));
       },
       py::arg("stream"),
       "Marks the memory as used by work on `stream`, so that the allocator does not reuse it "

@@ -70,6 +70,19 @@ void init_size_type(py::module_& m) {
 
 std::string type_name(py::handle obj) { return Py_TYPE(obj.ptr())->tp_name; }
 
+std::vector<Tensor> tensor_list_arg(py::handle seq, const char* what) {
+  std::vector<Tensor> out;
+  if (seq.is_none()) return out;
+  PyObject* fast = PySequence_Fast(seq.ptr(), what);
+  if (!fast) throw py::error_already_set();
+  py::object guard = py::reinterpret_steal<py::object>(fast);
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  PyObject** items = PySequence_Fast_ITEMS(fast);
+  out.reserve(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) out.push_back(tensor_arg(items[i], what));
+  return out;
+}
+
 py::object size_to_py(const Shape& s) {
   const auto n = static_cast<Py_ssize_t>(s.size());
   PyObject* t = g_size_type->tp_alloc(g_size_type, n);

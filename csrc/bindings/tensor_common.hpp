@@ -36,6 +36,8 @@ std::optional<ScalarType> optional_dtype(py::handle obj);
 bool is_tensor(py::handle obj);
 // TypeError naming `what` when obj is not an ember.Tensor.
 Tensor& tensor_arg(py::handle obj, const char* what = "argument");
+// A sequence of ember.Tensors (None: empty); TypeError naming `what` otherwise.
+std::vector<Tensor> tensor_list_arg(py::handle seq, const char* what);
 // ember.Size([...]) (a tuple subclass).
 py::object size_to_py(const Shape& s);
 py::tuple ints_to_tuple(const Shape& s);
@@ -55,8 +57,6 @@ Device device_spec(py::handle obj);
 // The requires_grad= keyword of creation functions: marks `t` (a new leaf)
 // as requiring grad; RuntimeError for non-floating dtypes (torch's message).
 Tensor apply_requires_grad(Tensor t, bool requires_grad);
-// The Python type name of obj, for messages.
-std::string type_name(py::handle obj);
 
 // ---- Python data (tensor_data.cpp) -----------------------------------------
 // torch.tensor(data): nested sequences, scalars, NumPy arrays, tensors,

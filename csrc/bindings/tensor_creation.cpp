@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "autograd/functions.hpp"
+#include "bindings/fastcall.hpp"
 #include "bindings/tensor_common.hpp"
 #include "ops/copy/copy.hpp"
 #include "ops/fill/fill.hpp"
@@ -130,24 +131,10 @@ Tensor as_tensor(py::handle data, py::handle dtype, py::handle device) {
 // ---- the hot creation functions as vectorcall functions -------------------
 // empty/zeros/ones(*size, dtype=None, device=None, pin_memory=False,
 // requires_grad=False, layout=None, memory_format=None) parse their keywords
-// by interned-name comparison instead of pybind11's generic dispatcher: these
+// with Signature (bindings/fastcall.hpp) instead of pybind11's generic dispatcher: these
 // are called in inner loops and a keyword costs pybind11 ~0.3 us.
 
 enum class Fill { None, Zeros, Ones };
-
-PyObject* g_kw[6] = {};
-const char* const kKwNames[6] = {"dtype", "device", "pin_memory", "requires_grad", "layout",
-                                 "memory_format"};
-
-int keyword_index(PyObject* name) {
-  for (int i = 0; i < 6; ++i) {
-    if (name == g_kw[i]) return i;
-  }
-  for (int i = 0; i < 6; ++i) {
-    if (PyUnicode_Compare(name, g_kw[i]) == 0) return i;
-  }
-  return -1;
-}
 
 Shape sizes_from_vector(PyObject* const* args, Py_ssize_t n, const char* fn) {
   if (n == 1 && (PyTuple_Check(args[0]) || PyList_Check(args[0]))) {
@@ -169,15 +156,14 @@ PyObject* create_fast(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObj
   constexpr const char* fn = F == Fill::None ? "empty" : F == Fill::Zeros ? "zeros" : "ones";
   try {
     const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    PyObject* kw[6] = {Py_None, Py_None, Py_False, Py_False, Py_None, Py_None};
-    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    for (Py_ssize_t i = 0; i < nkw; ++i) {
-      const int k = keyword_index(PyTuple_GET_ITEM(kwnames, i));
-      if (k < 0) {
-        throw TypeError(detail::str(fn, "() got an unexpected keyword argument '",
-                                    PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i)), "'"));
-      }
-      kw[k] = args[nargs + i];
+    // *size takes every positional: the keywords follow them in `args`.
+    static const Signature sig(fn, 0, {"dtype", "device", "pin_memory", "requires_grad", "layout",
+                                       "memory_format"});
+    PyObject* kw[6];
+    sig.parse(args + nargs, 0, kwnames, kw);
+    const PyObject* defaults[6] = {Py_None, Py_None, Py_False, Py_False, Py_None, Py_None};
+    for (int i = 0; i < 6; ++i) {
+      if (!kw[i]) kw[i] = const_cast<PyObject*>(defaults[i]);
     }
     const Shape size = sizes_from_vector(args, nargs, fn);
     const int pin = PyObject_IsTrue(kw[2]), grad = PyObject_IsTrue(kw[3]);
@@ -197,22 +183,21 @@ PyObject* create_fast(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObj
 }
 
 PyMethodDef g_fast_defs[] = {
-    {"empty", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&create_fast<Fill::None>)),
+    {"empty", EMBER_FAST(&create_fast<Fill::None>),
      METH_FASTCALL | METH_KEYWORDS,
      "empty(*size, dtype=None, device=None, pin_memory=False, requires_grad=False)\n\n"
      "An uninitialised tensor: empty(2, 3) or empty((2, 3))."},
-    {"zeros", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&create_fast<Fill::Zeros>)),
+    {"zeros", EMBER_FAST(&create_fast<Fill::Zeros>),
      METH_FASTCALL | METH_KEYWORDS,
      "zeros(*size, dtype=None, device=None, pin_memory=False, requires_grad=False)\n\n"
      "A tensor of zeros."},
-    {"ones", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&create_fast<Fill::Ones>)),
+    {"ones", EMBER_FAST(&create_fast<Fill::Ones>),
      METH_FASTCALL | METH_KEYWORDS,
      "ones(*size, dtype=None, device=None, pin_memory=False, requires_grad=False)\n\n"
      "A tensor of ones."},
 };
 
 void def_fast(py::module_& m) {
-  for (int i = 0; i < 6; ++i) g_kw[i] = PyUnicode_InternFromString(kKwNames[i]);
   for (PyMethodDef& d : g_fast_defs) {
     PyObject* f = PyCFunction_NewEx(&d, nullptr, m.attr("__name__").ptr());
     if (!f) throw py::error_already_set();
