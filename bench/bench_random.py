@@ -1,7 +1,7 @@
 """Issue 7's random-number rows: randn / rand into 1 GiB of float32 on the GPU (write
 bandwidth, device events), and the per-call cost of a small draw, side by side with
-torch. ember's values are the same on the CPU and the GPU (see docs/design.md); torch's
-are not comparable bit for bit, only in speed."""
+torch. ember's values are the same on the CPU and the GPU (see
+docs/design/ops_linalg_random.md); torch's are not comparable bit for bit, only in speed."""
 
 from harness import gpu_seconds, have, per_call
 

@@ -1,6 +1,6 @@
 // The device caching allocator: one per device, thread-safe, over a
 // DeviceBacking (CUDA on a GPU, simulated in tests). The algorithm is described
-// at the top of caching_allocator.cpp and in docs/design.md ("Memory").
+// at the top of caching_allocator.cpp and in docs/design/memory.md.
 #pragma once
 
 #include <cstddef>

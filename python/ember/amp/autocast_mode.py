@@ -3,7 +3,7 @@
 The state is C++ and thread-local (csrc/autograd/autocast.hpp): per device type
 an enabled flag and a dtype, the nesting depth and the cast cache. Entering and
 leaving a region are one C++ call each. The ops on torch's autocast lists cast
-their inputs themselves (docs/design.md, "Mixed precision").
+their inputs themselves (docs/design/amp.md).
 """
 import collections
 import functools
@@ -43,7 +43,7 @@ class autocast:
 
     In the region the ops on torch's lists run in ``dtype`` (matmul, mm, bmm, linear,
     addmm, baddbmm, einsum, ...), in float32 (exp, log, pow, softmax, sum, losses, ...)
-    or in the widest input type (addcmul, addcdiv, atan2, dot, ...); see docs/design.md.
+    or in the widest input type (addcmul, addcdiv, atan2, dot, ...); see docs/design/amp.md.
     ``device_type`` is 'cuda' (default dtype float16) or 'cpu' (default bfloat16).
     ``enabled=False`` regions may be nested inside enabled ones. The state is
     thread-local: a new thread starts with autocast off. Casts of float32 leaves

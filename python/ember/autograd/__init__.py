@@ -2,7 +2,7 @@
 
 The graph and the engine are C++ (csrc/autograd/): ``Tensor.backward`` and
 ``ember.autograd.grad`` call the engine once, with the GIL released while it
-runs. See docs/design.md, "Autograd".
+runs. See docs/design/autograd.md.
 """
 from ember import _C
 from ember.autograd.grad_mode import (
