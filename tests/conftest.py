@@ -7,6 +7,8 @@ NO_GPU_REASON = (
     "needs an NVIDIA GPU: ember.cuda.is_available() is False here "
     + ("(CPU-only build)" if not ember._C._compiled_with_cuda else "(no GPU or driver)")
 )
+NO_TORCH_REASON = "needs torch, the oracle: it is not installed here"
+NO_TORCH_CUDA_REASON = "needs torch with CUDA, the oracle on the GPU: torch has no CUDA here"
 
 
 def pytest_collection_modifyitems(config, items):
@@ -27,3 +29,37 @@ def _restore_current_device():
     before = ember.cuda.current_device()
     yield
     ember.cuda.set_device(before)
+
+
+def import_torch(cuda=False):
+    """torch, the oracle; skips the calling test with a reason where it is not installed
+    (or, with cuda=True, where torch has no CUDA)."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH_REASON)
+    if cuda and not torch.cuda.is_available():
+        pytest.skip(NO_TORCH_CUDA_REASON)
+    return torch
+
+
+def _oracle(request):
+    return import_torch(cuda=request.node.get_closest_marker("gpu") is not None)
+
+
+@pytest.fixture
+def torch(request):
+    """torch, the oracle (skipped with a reason where it is missing). A test marked gpu
+    compares on the GPU, so there torch must have CUDA too. Helpers for ember/torch pairs
+    are in torch_util.py."""
+    return _oracle(request)
+
+
+@pytest.fixture
+def torch_fp32(request):
+    """The same torch with TF32 off in cuBLAS and cuDNN for the test (restored after): the
+    oracle computes in full float32. A file can make it its `torch` by overriding that
+    fixture with one returning torch_fp32."""
+    torch = _oracle(request)
+    old = (torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    yield torch
+    torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = old

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import ember
-from conftest import HAS_GPU
+from conftest import HAS_GPU, import_torch
 from ember.utils.data import (BatchSampler, ChainDataset, ConcatDataset, DataLoader, Dataset,
                               IterableDataset, RandomSampler, Sampler, SequentialSampler,
                               StackDataset, Subset, SubsetRandomSampler, TensorDataset,
@@ -300,7 +300,7 @@ def _library(name):
     """(the library, its utils.data) for the draw-sequence tests: ember, or torch as the
     oracle that the sequences assumed here are torch's."""
     if name == "torch":
-        torch = pytest.importorskip("torch")
+        torch = import_torch()
         import torch.utils.data as torch_data
         return torch, torch_data
     import ember.utils.data as ember_data
@@ -1034,8 +1034,7 @@ def _same(e, t, torch):
         assert e == t
 
 
-def test_default_collate_matches_torch():
-    torch = pytest.importorskip("torch")
+def test_default_collate_matches_torch(torch):
     from torch.utils.data import default_collate as torch_collate
 
     def samples(lib):
@@ -1052,8 +1051,7 @@ def test_default_collate_matches_torch():
           torch.utils.data.default_convert(samples(torch)[0]), torch)
 
 
-def test_dataloader_order_matches_torch():
-    torch = pytest.importorskip("torch")
+def test_dataloader_order_matches_torch(torch):
     for n, bs, drop in ((10, 3, False), (10, 3, True), (8, 4, False)):
         e = DataLoader(TensorDataset(ember.arange(n)), batch_size=bs, drop_last=drop)
         t = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.arange(n)),

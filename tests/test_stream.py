@@ -8,6 +8,7 @@ import time
 import pytest
 
 import ember
+from conftest import import_torch
 
 cuda = ember.cuda
 HAS_GPU = cuda.is_available()
@@ -284,7 +285,7 @@ def test_priority_range_matches_the_driver():
     assert err == runtime.cudaError_t.cudaSuccess
     assert cuda.Stream.priority_range() == (least, greatest)
     s = cuda.Stream(priority=-3)
-    torch = pytest.importorskip("torch")
+    torch = import_torch(cuda=True)  # mid-test: what comes before runs without torch
     assert torch.cuda.ExternalStream(s.cuda_stream).priority == max(-3, greatest)
 
 
@@ -572,8 +573,7 @@ def test_protocol_objects_everywhere(cycles_per_ms):
 
 
 @gpu
-def test_torch_streams(cycles_per_ms):
-    torch = pytest.importorskip("torch")
+def test_torch_streams(torch, cycles_per_ms):
     torch.cuda._sleep(1000)  # load torch's kernel before timing anything
     torch.cuda.synchronize()
     ts = torch.cuda.Stream()
