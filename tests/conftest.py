@@ -31,6 +31,30 @@ def _restore_current_device():
     ember.cuda.set_device(before)
 
 
+def _reset_allocator():
+    ember.cuda.synchronize()
+    ember.cuda.empty_cache()               # every device's unused blocks, pinned and staging too
+    ember.cuda.reset_peak_memory_stats()   # the current device's peaks
+
+
+@pytest.fixture(autouse=True)
+def _fresh_allocator():
+    """RMM's habit: a test that uses the GPU starts and ends with the caching allocators'
+    caches emptied and the current device's peak statistics reset, so that no test's figures
+    or reuse pattern depend on the tests before it. Only where CUDA is already initialised
+    (the fixture never initialises it: tests of lazy initialisation stay meaningful); on a
+    machine without a GPU it costs one boolean test. Accumulated statistics (num_* counters,
+    .allocated/.freed totals) are left alone: tests read them as differences."""
+    if not HAS_GPU:
+        yield
+        return
+    if ember.cuda.is_initialized():
+        _reset_allocator()
+    yield
+    if ember.cuda.is_initialized():
+        _reset_allocator()
+
+
 def import_torch(cuda=False):
     """torch, the oracle; skips the calling test with a reason where it is not installed
     (or, with cuda=True, where torch has no CUDA)."""
