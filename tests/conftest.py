@@ -2,6 +2,9 @@ import pytest
 
 import ember
 
+# Fixtures shared by the files of one family, requested by name (pytestmark = usefixtures).
+pytest_plugins = ["cuda_util", "data_util"]
+
 HAS_GPU = ember.cuda.is_available()
 NO_GPU_REASON = (
     "needs an NVIDIA GPU: ember.cuda.is_available() is False here "

@@ -1,6 +1,7 @@
 """Helpers shared by the tests/test_data_*.py files: small datasets that record how they
-are read, seeded generators, and the autouse guard that no DataLoader thread outlives
-its test (each file imports it: autouse fixtures act where they are visible)."""
+are read, seeded generators, and the guard that no DataLoader thread outlives its test
+(a fixture: conftest.py registers this module as a plugin; each file uses it for every
+test through pytestmark)."""
 import collections
 import gc
 import threading
@@ -22,8 +23,8 @@ def worker_threads():
     return [t for t in threading.enumerate() if t.name.startswith("ember DataLoader")]
 
 
-@pytest.fixture(autouse=True)
-def _no_worker_thread_outlives_its_test():
+@pytest.fixture
+def no_worker_thread_outlives_its_test():
     gc.collect()
     assert worker_threads() == []
     yield

@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 
 import ember
-from data_util import _no_worker_thread_outlives_its_test  # noqa: F401 (autouse)
 from data_util import Point
 from ember.utils.data import default_collate, default_convert
 from ember.utils.data._utils.collate import collate, default_collate_fn_map
 from torch_util import dtype_name
+
+pytestmark = pytest.mark.usefixtures("no_worker_thread_outlives_its_test")
 
 
 # ---- collation -----------------------------------------------------------------------

@@ -3,10 +3,11 @@ ChainDataset, StackDataset and random_split."""
 import pytest
 
 import ember
-from data_util import _no_worker_thread_outlives_its_test  # noqa: F401 (autouse)
 from data_util import Range, generator
 from ember.utils.data import (ChainDataset, ConcatDataset, Dataset, StackDataset, Subset,
                               TensorDataset, random_split)
+
+pytestmark = pytest.mark.usefixtures("no_worker_thread_outlives_its_test")
 
 
 # ---- datasets ------------------------------------------------------------------

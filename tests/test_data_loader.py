@@ -4,9 +4,10 @@ installed."""
 import pytest
 
 import ember
-from data_util import _no_worker_thread_outlives_its_test  # noqa: F401 (autouse)
 from data_util import Range, Squares, generator
 from ember.utils.data import DataLoader, TensorDataset, default_collate
+
+pytestmark = pytest.mark.usefixtures("no_worker_thread_outlives_its_test")
 
 
 # ---- DataLoader: order, batching, length ---------------------------------------------

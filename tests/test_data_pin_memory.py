@@ -8,10 +8,11 @@ import pytest
 
 import ember
 from conftest import HAS_GPU
-from data_util import _no_worker_thread_outlives_its_test  # noqa: F401 (autouse)
 from data_util import Point, Squares, generator, worker_threads
 from ember.utils.data import DataLoader, Dataset, TensorDataset
 from ember.utils.data._utils.pin_memory import pin_memory
+
+pytestmark = pytest.mark.usefixtures("no_worker_thread_outlives_its_test")
 
 
 # ---- pinned memory ----------------------------------------------------------------------

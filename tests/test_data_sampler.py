@@ -5,11 +5,12 @@ import pytest
 
 import ember
 from conftest import import_torch
-from data_util import _no_worker_thread_outlives_its_test  # noqa: F401 (autouse)
 from data_util import generator
 from ember.utils.data import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
                               SubsetRandomSampler, WeightedRandomSampler, random_split)
 from ember.utils.data._utils import rng
+
+pytestmark = pytest.mark.usefixtures("no_worker_thread_outlives_its_test")
 
 
 # ---- samplers --------------------------------------------------------------------

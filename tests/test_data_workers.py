@@ -10,9 +10,10 @@ import traceback
 
 import pytest
 
-from data_util import _no_worker_thread_outlives_its_test  # noqa: F401 (autouse)
 from data_util import Range, Squares, worker_threads
 from ember.utils.data import DataLoader, Dataset, get_worker_info
+
+pytestmark = pytest.mark.usefixtures("no_worker_thread_outlives_its_test")
 
 
 # ---- worker and background threads -----------------------------------------------------
