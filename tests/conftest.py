@@ -3,7 +3,7 @@ import pytest
 import ember
 
 # Fixtures shared by the files of one family, requested by name (pytestmark = usefixtures).
-pytest_plugins = ["cuda_util", "data_util"]
+pytest_plugins = ["amp_util", "cuda_util", "data_util"]
 
 HAS_GPU = ember.cuda.is_available()
 NO_GPU_REASON = (
