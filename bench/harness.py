@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
 
 
 def per_call(fn, *, calls=2000, repeat=15, warmup=200, sync=None):
@@ -86,6 +87,46 @@ def have(module):
         return True
     except Exception:
         return False
+
+
+def reference_torch(cuda=True):
+    """torch, the reference, where it is installed (and, with cuda, can use the GPU);
+    else None: the rows then show ember's figures alone."""
+    if not have("torch"):
+        return None
+    import torch
+    if cuda and not torch.cuda.is_available():
+        return None
+    return torch
+
+
+@dataclass
+class Pair:
+    """ember on the GPU and torch, the reference, with each side's Event class and
+    synchronize. torch, T and t_sync are None where torch is missing or has no CUDA."""
+    ember: Any
+    torch: Any
+    E: Any                 # ember.cuda.Event
+    T: Any                 # torch.cuda.Event
+    e_sync: Callable[[], None]
+    t_sync: Optional[Callable[[], None]]
+
+
+def gpu_pair(what, *, need_torch=False) -> Optional[Pair]:
+    """The preamble of a bench's GPU rows: a Pair, or None after printing why ``what``
+    ("the linalg rows") is skipped: no GPU for ember or, with need_torch, no torch with
+    CUDA to compare with."""
+    import ember
+    if not ember.cuda.is_available():
+        print(f"  no GPU: skipping {what}")
+        return None
+    torch = reference_torch()
+    if torch is None and need_torch:
+        why = "torch has no CUDA" if have("torch") else "torch not installed"
+        print(f"  {why}: skipping {what}")
+        return None
+    return Pair(ember, torch, ember.cuda.Event, torch.cuda.Event if torch else None,
+                ember.cuda.synchronize, torch.cuda.synchronize if torch else None)
 
 
 @dataclass
