@@ -10,7 +10,7 @@ data, float32, TF32 off on both sides so both compute in full float32):
 """
 import sys
 
-from harness import have, wall_seconds
+from harness import gpu_pair, wall_seconds
 
 
 class _TwoBranch:
@@ -73,19 +73,14 @@ def _timed(step, sync):
 def run(table):
     import numpy as np
 
-    import ember
-    if not ember.cuda.is_available():
-        print("  no GPU: skipping the convolution rows")
+    pair = gpu_pair("the convolution rows")
+    if pair is None:
         return
-    torch = __import__("torch") if have("torch") else None
-    if torch is not None and not torch.cuda.is_available():
-        torch = None
+    ember, torch, e_sync, t_sync = pair.ember, pair.torch, pair.e_sync, pair.t_sync
     if torch is not None:
         torch.backends.cudnn.allow_tf32 = False
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.benchmark = True
-    e_sync = ember.cuda.synchronize
-    t_sync = torch.cuda.synchronize if torch else None
     rng = np.random.default_rng(0)
 
     xs = rng.standard_normal((64, 3, 256, 256)).astype(np.float32)

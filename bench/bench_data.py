@@ -20,7 +20,7 @@
 import statistics
 import time
 
-from harness import have
+from harness import gpu_pair, reference_torch
 
 MiB = 1 << 20
 
@@ -154,12 +154,9 @@ def _loader_row(table, ember, torch, gpu):
 
 def run(table):
     import ember
-    torch = __import__("torch") if have("torch") else None
-    gpu = ember.cuda.is_available()
-    if torch is not None and gpu and not torch.cuda.is_available():
-        torch = None
-    if not gpu:
-        print("  no GPU: skipping the copy/compute overlap rows")
-    else:
-        _overlap_rows(table, ember, torch)
-    _loader_row(table, ember, torch, gpu)
+    pair = gpu_pair("the copy/compute overlap rows")
+    if pair is not None:
+        _overlap_rows(table, ember, pair.torch)
+    # the loader row runs without a GPU too, against torch on the CPU there
+    torch = pair.torch if pair is not None else reference_torch(cuda=False)
+    _loader_row(table, ember, torch, pair is not None)

@@ -4,7 +4,7 @@ of a 64x64 product from Python, side by side with torch (device events, medians,
 random non-zero data)."""
 import statistics
 
-from harness import gpu_seconds, have, per_call
+from harness import gpu_pair, gpu_seconds, per_call
 
 
 def _gpu_seconds(fn, event_cls, sync, repeat=7):
@@ -23,15 +23,10 @@ def _pair(lib, shape_a, shape_b, dtype_name, transpose_a=False):
 
 
 def run(table):
-    import ember
-    if not ember.cuda.is_available():
-        print("  no GPU: skipping the linalg rows")
+    pair = gpu_pair("the linalg rows")
+    if pair is None:
         return
-    torch = __import__("torch") if have("torch") else None
-    if torch is not None and not torch.cuda.is_available():
-        torch = None
-    e_sync = ember.cuda.synchronize
-    t_sync = torch.cuda.synchronize if torch else None
+    ember, torch, e_sync, t_sync = pair.ember, pair.torch, pair.e_sync, pair.t_sync
     tflops = lambda flops, s: flops / s / 1e12  # noqa: E731
 
     def compare(name, shape_a, shape_b, dtype_name, tf32=False, transpose_a=False, bmm=False):
@@ -49,11 +44,11 @@ def run(table):
             op_t = (lambda: torch.bmm(ta, tb)) if bmm else (lambda: ta @ tb)
         for _ in range(5):
             ember.backends.cuda.matmul.allow_tf32 = tf32
-            e_samples.append(_gpu_seconds(op_e, ember.cuda.Event, e_sync, repeat=3))
+            e_samples.append(_gpu_seconds(op_e, pair.E, e_sync, repeat=3))
             ember.backends.cuda.matmul.allow_tf32 = False
             if torch:
                 torch.backends.cuda.matmul.allow_tf32 = tf32
-                t_samples.append(_gpu_seconds(op_t, torch.cuda.Event, t_sync, repeat=3))
+                t_samples.append(_gpu_seconds(op_t, pair.T, t_sync, repeat=3))
                 torch.backends.cuda.matmul.allow_tf32 = False
         del ea, eb
         if torch:

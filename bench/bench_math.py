@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from harness import gpu_seconds, have, per_call
+from harness import gpu_pair, gpu_seconds, per_call
 
 GiB = 1 << 30
 
@@ -74,10 +74,9 @@ def _interleaved_ms(fe, ft, e_ev, t_ev, e_sync, t_sync, rounds=5, repeat=5):
     return statistics.median(es), statistics.median(ts)
 
 
-def gpu_rows(table, torch):
-    import ember
-    e_sync, t_sync = ember.cuda.synchronize, torch.cuda.synchronize
-    E, T = ember.cuda.Event, torch.cuda.Event
+def gpu_rows(table, pair):
+    ember, torch = pair.ember, pair.torch
+    e_sync, t_sync, E, T = pair.e_sync, pair.t_sync, pair.E, pair.T
     n = GiB // 4
 
     def bandwidth_row(name, fe, ft, nbytes, target=0.97):
@@ -142,12 +141,6 @@ def gpu_rows(table, torch):
 
 def run(table):
     cpu_rows(table)
-    import ember
-    if not ember.cuda.is_available() or not have("torch"):
-        print("  no GPU or no torch: only the CPU rows")
-        return
-    import torch
-    if not torch.cuda.is_available():
-        print("  torch has no CUDA: only the CPU rows")
-        return
-    gpu_rows(table, torch)
+    pair = gpu_pair("the GPU rows", need_torch=True)
+    if pair is not None:
+        gpu_rows(table, pair)

@@ -11,18 +11,17 @@
 import math
 import random
 
-from harness import have, per_call
+from harness import gpu_pair, per_call
 
 MiB = 1 << 20
 GiB = 1 << 30
 
 
 def run(table):
-    import ember
-    if not ember.cuda.is_available():
-        print("  no GPU: skipping the memory rows")
+    pair = gpu_pair("the memory rows")
+    if pair is None:
         return
-    torch = __import__("torch") if have("torch") else None
+    ember, torch = pair.ember, pair.torch
     us = 1e6
     cuda = ember.cuda
 

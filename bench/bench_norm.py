@@ -3,7 +3,7 @@ float32/bfloat16, batch_norm (training) forward+backward on (64, 64, 128, 128)
 float32, embedding forward+backward, side by side with torch (device time from
 events), plus the Python-to-kernel cost of a small layer_norm call."""
 
-from harness import gpu_seconds, have, per_call
+from harness import gpu_pair, gpu_seconds, per_call
 
 
 def _gpu_ms(fn, event_cls, sync, repeat=15, warmup=3):
@@ -12,19 +12,13 @@ def _gpu_ms(fn, event_cls, sync, repeat=15, warmup=3):
 
 
 def run(table):
-    if not have("torch"):
-        print("  torch not installed: skipping the normalisation rows")
+    pair = gpu_pair("the normalisation rows", need_torch=True)
+    if pair is None:
         return
-    import torch
-
-    import ember
     import ember.nn.functional as EF
-    if not (ember.cuda.is_available() and torch.cuda.is_available()):
-        print("  no GPU: skipping the normalisation rows")
-        return
+    ember, torch = pair.ember, pair.torch
     TF = torch.nn.functional
-    e_sync, t_sync = ember.cuda.synchronize, torch.cuda.synchronize
-    E, T = ember.cuda.Event, torch.cuda.Event
+    e_sync, t_sync, E, T = pair.e_sync, pair.t_sync, pair.E, pair.T
 
     def row(name, fe, ft, target=1.2):
         e = _gpu_ms(fe, E, e_sync)

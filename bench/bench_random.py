@@ -3,7 +3,7 @@ bandwidth, device events), and the per-call cost of a small draw, side by side w
 torch. ember's values are the same on the CPU and the GPU (see
 docs/design/ops_linalg_random.md); torch's are not comparable bit for bit, only in speed."""
 
-from harness import gpu_seconds, have, per_call
+from harness import gpu_pair, gpu_seconds, per_call
 
 GiB = 1 << 30
 
@@ -13,27 +13,22 @@ def _gpu_seconds(fn, event_cls, sync):
 
 
 def run(table):
-    import ember
-    if not ember.cuda.is_available():
-        print("  no GPU: skipping the random rows")
+    pair = gpu_pair("the random rows")
+    if pair is None:
         return
-    torch = __import__("torch") if have("torch") else None
-    if torch is not None and not torch.cuda.is_available():
-        torch = None
-    e_sync = ember.cuda.synchronize
-    t_sync = torch.cuda.synchronize if torch else None
+    ember, torch, e_sync, t_sync = pair.ember, pair.torch, pair.e_sync, pair.t_sync
     n = GiB // 4
     gbs = lambda s: GiB / s / 1e9  # noqa: E731
 
     for name, e_fill, t_fill in (("randn into 1 GiB float32", "normal_", "normal_"),
                                  ("rand into 1 GiB float32", "uniform_", "uniform_")):
         buf = ember.empty(n, device="cuda")
-        e = gbs(_gpu_seconds(getattr(buf, e_fill), ember.cuda.Event, e_sync))
+        e = gbs(_gpu_seconds(getattr(buf, e_fill), pair.E, e_sync))
         del buf
         t = None
         if torch:
             tbuf = torch.empty(n, device="cuda")
-            t = gbs(_gpu_seconds(getattr(tbuf, t_fill), torch.cuda.Event, t_sync))
+            t = gbs(_gpu_seconds(getattr(tbuf, t_fill), pair.T, t_sync))
             del tbuf
         met = None if t is None else e >= 0.97 * t
         table.add(name, e, t, "GB/s", higher_is_better=True, target=">= 0.97x torch", met=met)

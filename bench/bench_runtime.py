@@ -1,6 +1,6 @@
 """Issue 2's rows: import time, synchronize() on an idle GPU, is_available(),
 current_device()."""
-from harness import have, import_seconds, per_call
+from harness import gpu_pair, have, import_seconds, per_call
 
 
 def run(table):
@@ -12,11 +12,10 @@ def run(table):
     table.add("import (inside process)", e_in, t_in, "s", target="<= 0.15 s", met=e_in <= 0.15)
     table.add("python -c 'import X' (whole)", e_whole, t_whole, "s")
 
-    import ember
-    torch = __import__("torch") if have("torch") else None
-    if not ember.cuda.is_available():
-        print("  no GPU: skipping the CUDA rows")
+    pair = gpu_pair("the CUDA rows")
+    if pair is None:
         return
+    ember, torch = pair.ember, pair.torch
     ember.cuda.synchronize()
     if torch is not None:
         torch.cuda.synchronize()

@@ -1,6 +1,6 @@
 """Issue 3's rows: `with stream(s): pass`, Event.record(), current_stream(), Stream()
 creation, side by side with torch, plus a few rows without targets for context."""
-from harness import have, per_call
+from harness import gpu_pair, per_call
 
 US = 1e6
 
@@ -12,12 +12,10 @@ def _time(ember_fn, torch_fn, sync_e=None, sync_t=None):
 
 
 def run(table):
-    import ember
-    cuda = ember.cuda
-    if not cuda.is_available():
-        print("  no GPU: skipping the stream rows")
+    pair = gpu_pair("the stream rows")
+    if pair is None:
         return
-    torch = __import__("torch") if have("torch") else None
+    cuda, torch = pair.ember.cuda, pair.torch
     tc = torch.cuda if torch else None
     cuda.synchronize()
     if torch:

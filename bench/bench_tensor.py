@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from harness import have, per_call
+from harness import gpu_pair, per_call
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -27,15 +27,10 @@ def _timed(fn, sync, repeat=7, warmup=2):
 
 
 def run(table):
-    import ember
-    if not ember.cuda.is_available():
-        print("  no GPU: skipping the tensor rows")
+    pair = gpu_pair("the tensor rows")
+    if pair is None:
         return
-    torch = __import__("torch") if have("torch") else None
-    if torch is not None and not torch.cuda.is_available():
-        torch = None
-    e_sync = ember.cuda.synchronize
-    t_sync = torch.cuda.synchronize if torch else None
+    ember, torch, e_sync, t_sync = pair.ember, pair.torch, pair.e_sync, pair.t_sync
     us = 1e6
 
     # Creation: allocation + free, and a small fill.

@@ -13,7 +13,7 @@ GPU when there is one, else on the CPU): where the host time goes, per Python->C
 import sys
 import time
 
-from harness import have, per_call, wall_seconds
+from harness import gpu_pair, per_call, wall_seconds
 
 
 def _models(lib, sizes, device, dtype):
@@ -90,17 +90,13 @@ def _timed(step, sync):
 
 
 def run(table):
-    import ember
-    if not ember.cuda.is_available():
-        print("  no GPU: skipping the training rows (python bench/bench_train.py --profile "
-              "profiles the CPU step)")
+    pair = gpu_pair("the training rows (python bench/bench_train.py --profile profiles the "
+                    "CPU step)")
+    if pair is None:
         return
-    torch = __import__("torch") if have("torch") else None
-    if torch is not None and not torch.cuda.is_available():
-        torch = None
+    ember, torch, e_sync, t_sync = pair.ember, pair.torch, pair.e_sync, pair.t_sync
     if torch is not None:
         torch.backends.cuda.matmul.allow_tf32 = False
-    e_sync, t_sync = ember.cuda.synchronize, (torch.cuda.synchronize if torch else None)
 
     # Host-bound: throughput of back-to-back steps (the GPU keeps up).
     sizes = [784, 256, 10]

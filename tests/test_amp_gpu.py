@@ -9,22 +9,11 @@ import pytest
 
 import ember
 import ember.nn.functional as EF
+from torch_util import dtype_name
 
 pytestmark = pytest.mark.gpu
 
 RNG = np.random.default_rng(7)
-
-
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return torch
-
-
-def name(dtype):
-    return str(dtype).split(".")[-1]
 
 
 def pair(torch, shape, dtype="float32", positive=False, lo=None):
@@ -139,8 +128,8 @@ def test_output_dtype_matches_torch(torch, case, pattern, region):
         tout = fn(torch, torch.nn.functional, ts)
     with ember.autocast("cuda", dtype=getattr(ember, region)):
         eout = fn(ember, EF, es)
-    assert name(eout.dtype) == name(tout.dtype), label
-    tol = 2e-2 if name(tout.dtype) != "float32" else 2e-3
+    assert dtype_name(eout.dtype) == dtype_name(tout.dtype), label
+    tol = 2e-2 if dtype_name(tout.dtype) != "float32" else 2e-3
     if region == "bfloat16" or pattern != "float32":
         tol = 6e-2
     close(eout, tout, rtol=tol, atol=tol)
@@ -188,8 +177,8 @@ def test_gradients_reach_float32_leaves_like_torch(torch):
         h = torch.nn.functional.relu(torch.nn.functional.linear(x_t, w_t, b_t))
         out_t = torch.nn.functional.linear(h, w2_t)
         loss_t = torch.nn.functional.cross_entropy(out_t, torch.tensor(tgt, device="cuda"))
-    assert name(out.dtype) == name(out_t.dtype) == "float16"
-    assert name(loss_e.dtype) == name(loss_t.dtype) == "float32"
+    assert dtype_name(out.dtype) == dtype_name(out_t.dtype) == "float16"
+    assert dtype_name(loss_e.dtype) == dtype_name(loss_t.dtype) == "float32"
     loss_e.backward()
     loss_t.backward()
     for pe, pt in ((w_e, w_t), (b_e, b_t), (w2_e, w2_t)):

@@ -53,8 +53,7 @@ def test_errors_on_cuda_tensors():
         x * ember.ones(3)
 
 
-def test_mixed_graph_matches_torch():
-    torch = pytest.importorskip("torch")
+def test_mixed_graph_matches_torch(torch):
     rng = np.random.default_rng(0)
     a = rng.standard_normal((8, 5)).astype(np.float32)
     b = rng.standard_normal((5, 3)).astype(np.float32)

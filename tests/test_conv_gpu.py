@@ -8,9 +8,9 @@ import pytest
 import ember
 import ember.nn as enn
 import ember.nn.functional as F
+from torch_util import copy_params, dtype_name, pair
 
-torch = pytest.importorskip("torch")
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("torch_fp32")]  # TF32 off in torch
 
 RNG = np.random.default_rng(5)
 
@@ -22,29 +22,8 @@ DTYPES = {  # ember dtype, torch dtype, rtol/atol relative to the output's scale
 }
 
 
-@pytest.fixture(autouse=True)
-def _full_precision():
-    old = (torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)
-    torch.backends.cudnn.allow_tf32 = False
-    torch.backends.cuda.matmul.allow_tf32 = False
-    yield
-    torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = old
-
-
-def pair(a, dtype_name, requires_grad=False):
-    """The same values as an ember and a torch CUDA tensor."""
-    ed, tname, _ = DTYPES[dtype_name]
-    e = ember.tensor(a, device="cuda").to(ed)
-    t = torch.from_numpy(np.ascontiguousarray(a)).cuda().to(getattr(torch, tname))
-    if requires_grad:
-        e.requires_grad_()
-        t.requires_grad_()
-    return e, t
-
-
 def as_np(x):
-    if isinstance(x, torch.Tensor):
-        return x.detach().float().cpu().numpy().astype(np.float64)
+    """float64 NumPy copy of an ember or torch tensor (through float32)."""
     return x.detach().float().cpu().numpy().astype(np.float64)
 
 
@@ -73,19 +52,19 @@ CONV_CONFIGS = [
 
 @pytest.mark.parametrize("dtype", list(DTYPES))
 @pytest.mark.parametrize("cfg", CONV_CONFIGS)
-def test_conv2d_forward_backward_vs_torch(cfg, dtype):
+def test_conv2d_forward_backward_vs_torch(torch, cfg, dtype):
     N, C, H, W, O, kh, kw, s, p, d, g, bias = cfg
     tol = DTYPES[dtype][2]
-    ex, tx = pair(RNG.standard_normal((N, C, H, W)), dtype, True)
-    ew, tw = pair(RNG.standard_normal((O, C // g, kh, kw)) / np.sqrt(C // g * kh * kw), dtype,
-                  True)
-    eb, tb = pair(RNG.standard_normal(O), dtype, True) if bias else (None, None)
+    ex, tx = pair(torch, RNG.standard_normal((N, C, H, W)), dtype, True)
+    ew, tw = pair(torch, RNG.standard_normal((O, C // g, kh, kw)) / np.sqrt(C // g * kh * kw),
+                  dtype, True)
+    eb, tb = pair(torch, RNG.standard_normal(O), dtype, True) if bias else (None, None)
     eo = F.conv2d(ex, ew, eb, s, p, d, g)
     to = torch.nn.functional.conv2d(tx, tw, tb, s, p, d, g)
     assert eo.dtype == ex.dtype and eo.is_cuda
     close(eo, to, tol)
     gy = RNG.standard_normal(tuple(to.shape))
-    egy, tgy = pair(gy, dtype)
+    egy, tgy = pair(torch, gy, dtype)
     eo.backward(egy)
     to.backward(tgy)
     close(ex.grad, tx.grad, tol * 4)
@@ -95,11 +74,11 @@ def test_conv2d_forward_backward_vs_torch(cfg, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_conv2d_weight_only_gradient_and_unbatched(dtype):
+def test_conv2d_weight_only_gradient_and_unbatched(torch, dtype):
     tol = DTYPES[dtype][2]
-    ex, tx = pair(RNG.standard_normal((3, 20, 21)), dtype)      # unbatched, no grad
-    ew, tw = pair(RNG.standard_normal((16, 3, 3, 3)) / 5, dtype, True)
-    eb, tb = pair(RNG.standard_normal(16), dtype, True)
+    ex, tx = pair(torch, RNG.standard_normal((3, 20, 21)), dtype)      # unbatched, no grad
+    ew, tw = pair(torch, RNG.standard_normal((16, 3, 3, 3)) / 5, dtype, True)
+    eb, tb = pair(torch, RNG.standard_normal(16), dtype, True)
     eo = F.conv2d(ex, ew, eb, padding=1)
     to = torch.nn.functional.conv2d(tx, tw, tb, padding=1)
     close(eo, to, tol)
@@ -110,11 +89,11 @@ def test_conv2d_weight_only_gradient_and_unbatched(dtype):
     close(eb.grad, tb.grad, tol * 4)
 
 
-def test_conv2d_chunked_column_buffer_vs_torch():
+def test_conv2d_chunked_column_buffer_vs_torch(torch):
     old = ember._C._nn._set_conv_workspace_limit(1 << 16)  # one image per chunk
     try:
-        ex, tx = pair(RNG.standard_normal((5, 16, 14, 14)), "float32", True)
-        ew, tw = pair(RNG.standard_normal((8, 16, 3, 3)) / 12, "float32", True)
+        ex, tx = pair(torch, RNG.standard_normal((5, 16, 14, 14)), "float32", True)
+        ew, tw = pair(torch, RNG.standard_normal((8, 16, 3, 3)) / 12, "float32", True)
         eo = F.conv2d(ex, ew, None, 1, 1)
         to = torch.nn.functional.conv2d(tx, tw, None, 1, 1)
         close(eo, to, 2e-4)
@@ -126,11 +105,11 @@ def test_conv2d_chunked_column_buffer_vs_torch():
         ember._C._nn._set_conv_workspace_limit(old)
 
 
-def test_conv2d_non_contiguous_and_empty_on_gpu():
+def test_conv2d_non_contiguous_and_empty_on_gpu(torch):
     a = RNG.standard_normal((2, 9, 4, 11))
-    ex, tx = pair(a, "float32")
+    ex, tx = pair(torch, a, "float32")
     ex, tx = ex.permute(0, 2, 1, 3), tx.permute(0, 2, 1, 3)
-    ew, tw = pair(RNG.standard_normal((6, 4, 3, 3)), "float32")
+    ew, tw = pair(torch, RNG.standard_normal((6, 4, 3, 3)), "float32")
     close(F.conv2d(ex, ew, padding=1), torch.nn.functional.conv2d(tx, tw, padding=1), 2e-4)
     e0 = ember.zeros((0, 4, 9, 11), device="cuda").requires_grad_()
     ew.requires_grad_()
@@ -149,10 +128,10 @@ def test_conv2d_errors_on_gpu_keep_the_process_usable():
     assert tuple(F.conv2d(ex, ember.randn(4, 3, 3, 3, device="cuda")).shape) == (1, 4, 6, 6)
 
 
-def test_conv2d_on_a_side_stream_matches():
+def test_conv2d_on_a_side_stream_matches(torch):
     s = ember.cuda.Stream()
-    ex, tx = pair(RNG.standard_normal((4, 3, 32, 32)), "float32", True)
-    ew, tw = pair(RNG.standard_normal((16, 3, 3, 3)) / 5, "float32", True)
+    ex, tx = pair(torch, RNG.standard_normal((4, 3, 32, 32)), "float32", True)
+    ew, tw = pair(torch, RNG.standard_normal((16, 3, 3, 3)) / 5, "float32", True)
     s.wait_stream(ember.cuda.current_stream())
     with ember.cuda.stream(s):
         eo = F.relu(F.conv2d(ex, ew, None, 1, 1))
@@ -165,7 +144,7 @@ def test_conv2d_on_a_side_stream_matches():
     close(ex.grad, tx.grad, 1e-3)
 
 
-def test_modules_with_copied_weights_vs_torch():
+def test_modules_with_copied_weights_vs_torch(torch):
     ember.manual_seed(0)
     em = enn.Sequential(enn.Conv2d(3, 16, 3, padding=1), enn.ReLU(), enn.MaxPool2d(2),
                         enn.Conv2d(16, 32, 3, stride=2, padding=1, groups=2), enn.ReLU(),
@@ -177,13 +156,11 @@ def test_modules_with_copied_weights_vs_torch():
                              torch.nn.ReLU(), torch.nn.AvgPool2d(3, 2, 1),
                              torch.nn.Conv2d(32, 8, 1), torch.nn.AdaptiveAvgPool2d(1),
                              torch.nn.Flatten()).cuda()
-    with torch.no_grad():
-        for ep, tp in zip(em.parameters(), tm.parameters()):
-            tp.copy_(torch.from_numpy(ep.detach().cpu().numpy()))
+    copy_params(torch, em.parameters(), tm.parameters())
     assert repr(em[0]) == repr(tm[0]) and repr(em[3]) == repr(tm[3])
     assert repr(em[2]) == repr(tm[2]) and repr(em[5]) == repr(tm[5])
     assert repr(em[7]) == repr(tm[7])
-    ex, tx = pair(RNG.standard_normal((4, 3, 32, 32)), "float32")
+    ex, tx = pair(torch, RNG.standard_normal((4, 3, 32, 32)), "float32")
     eo, to = em(ex), tm(tx)
     close(eo, to, 2e-4)
     eo.square().sum().backward()
@@ -193,13 +170,11 @@ def test_modules_with_copied_weights_vs_torch():
 
 
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
-def test_conv2d_padding_modes_vs_torch(mode):
+def test_conv2d_padding_modes_vs_torch(torch, mode):
     em = enn.Conv2d(3, 4, 3, padding=(1, 2), padding_mode=mode).to("cuda")
     tm = torch.nn.Conv2d(3, 4, 3, padding=(1, 2), padding_mode=mode).cuda()
-    with torch.no_grad():
-        for ep, tp in zip(em.parameters(), tm.parameters()):
-            tp.copy_(torch.from_numpy(ep.detach().cpu().numpy()))
-    ex, tx = pair(RNG.standard_normal((2, 3, 7, 8)), "float32", True)
+    copy_params(torch, em.parameters(), tm.parameters())
+    ex, tx = pair(torch, RNG.standard_normal((2, 3, 7, 8)), "float32", True)
     eo, to = em(ex), tm(tx)
     close(eo, to, 2e-4)
     eo.sum().backward()
@@ -220,18 +195,18 @@ POOL_CONFIGS = [
 
 @pytest.mark.parametrize("dtype", list(DTYPES))
 @pytest.mark.parametrize("cfg", POOL_CONFIGS)
-def test_max_pool2d_vs_torch(cfg, dtype):
+def test_max_pool2d_vs_torch(torch, cfg, dtype):
     k, s, p, d, ceil = cfg
     # distinct integers (exact in bfloat16 too), so the argmax is unique
     a = RNG.permutation(240).reshape(1, 2, 10, 12) - 120.0
-    ex, tx = pair(a, dtype, True)
+    ex, tx = pair(torch, a, dtype, True)
     eo, ei = F.max_pool2d(ex, k, s, p, d, ceil, return_indices=True)
     to, ti = torch.nn.functional.max_pool2d(tx, k, s, p, d, ceil, return_indices=True)
     close(eo, to, 0)
     np.testing.assert_array_equal(ei.cpu().numpy(), ti.cpu().numpy())
     gy = RNG.standard_normal(tuple(to.shape))
-    eo.backward(pair(gy, dtype)[0])
-    to.backward(pair(gy, dtype)[1])
+    eo.backward(pair(torch, gy, dtype)[0])
+    to.backward(pair(torch, gy, dtype)[1])
     close(ex.grad, tx.grad, DTYPES[dtype][2])
 
 
@@ -239,45 +214,43 @@ def test_max_pool2d_vs_torch(cfg, dtype):
 @pytest.mark.parametrize("cfg", [(2, None, 0, False, True, None), (3, 2, 1, False, False, None),
                                  (3, 2, 1, True, True, None), (3, 2, 1, True, False, None),
                                  ((3, 2), (2, 1), (1, 0), False, True, 5)])
-def test_avg_pool2d_vs_torch(cfg, dtype):
+def test_avg_pool2d_vs_torch(torch, cfg, dtype):
     k, s, p, ceil, cip, div = cfg
     tol = DTYPES[dtype][2]
-    ex, tx = pair(RNG.standard_normal((2, 3, 11, 12)), dtype, True)
+    ex, tx = pair(torch, RNG.standard_normal((2, 3, 11, 12)), dtype, True)
     eo = F.avg_pool2d(ex, k, s, p, ceil, cip, div)
     to = torch.nn.functional.avg_pool2d(tx, k, s, p, ceil, cip, div)
     close(eo, to, tol)
     gy = RNG.standard_normal(tuple(to.shape))
-    eo.backward(pair(gy, dtype)[0])
-    to.backward(pair(gy, dtype)[1])
+    eo.backward(pair(torch, gy, dtype)[0])
+    to.backward(pair(torch, gy, dtype)[1])
     close(ex.grad, tx.grad, tol)
 
 
 @pytest.mark.parametrize("dtype", list(DTYPES))
 @pytest.mark.parametrize("size", [1, (3, 5), (None, 4), (7, 7), (13, 2)])
-def test_adaptive_avg_pool2d_vs_torch(size, dtype):
+def test_adaptive_avg_pool2d_vs_torch(torch, size, dtype):
     tol = DTYPES[dtype][2]
-    ex, tx = pair(RNG.standard_normal((2, 3, 11, 12)), dtype, True)
+    ex, tx = pair(torch, RNG.standard_normal((2, 3, 11, 12)), dtype, True)
     eo = F.adaptive_avg_pool2d(ex, size)
     to = torch.nn.functional.adaptive_avg_pool2d(tx, size)
     close(eo, to, tol)
     gy = RNG.standard_normal(tuple(to.shape))
-    eo.backward(pair(gy, dtype)[0])
-    to.backward(pair(gy, dtype)[1])
+    eo.backward(pair(torch, gy, dtype)[0])
+    to.backward(pair(torch, gy, dtype)[1])
     close(ex.grad, tx.grad, tol)
 
 
-def test_two_branch_model_step_matches_torch():
+def test_two_branch_model_step_matches_torch(torch):
     """The bench's model (smaller): two conv branches on two streams, joined."""
     ember.manual_seed(0)
     ea = enn.Conv2d(3, 64, 3, padding=1).to("cuda")
     eb = enn.Conv2d(3, 64, 3, padding=1).to("cuda")
     ta = torch.nn.Conv2d(3, 64, 3, padding=1).cuda()
     tb = torch.nn.Conv2d(3, 64, 3, padding=1).cuda()
-    with torch.no_grad():
-        for ep, tp in zip([*ea.parameters(), *eb.parameters()],
-                          [*ta.parameters(), *tb.parameters()]):
-            tp.copy_(torch.from_numpy(ep.detach().cpu().numpy()))
-    ex, tx = pair(RNG.standard_normal((4, 3, 64, 64)), "float32")
+    copy_params(torch, [*ea.parameters(), *eb.parameters()],
+                [*ta.parameters(), *tb.parameters()])
+    ex, tx = pair(torch, RNG.standard_normal((4, 3, 64, 64)), "float32")
     sa, sb = ember.cuda.Stream(), ember.cuda.Stream()
     cur = ember.cuda.current_stream()
     sa.wait_stream(cur)
@@ -299,8 +272,7 @@ def test_two_branch_model_step_matches_torch():
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-def test_conv2d_autocast_dtype_matches_torch(dtype):
-    torch = pytest.importorskip("torch")
+def test_conv2d_autocast_dtype_matches_torch(torch, dtype):
     x = RNG.standard_normal((2, 3, 12, 12))
     conv = enn.Conv2d(3, 8, 3, padding=1).to("cuda")
     tconv = torch.nn.Conv2d(3, 8, 3, padding=1).to("cuda")
@@ -313,7 +285,7 @@ def test_conv2d_autocast_dtype_matches_torch(dtype):
         ey = conv(ex)
     with torch.autocast("cuda", dtype=getattr(torch, dtype)):
         ty = tconv(tx)
-    assert str(ey.dtype).split(".")[-1] == str(ty.dtype).split(".")[-1] == dtype
+    assert dtype_name(ey.dtype) == dtype_name(ty.dtype) == dtype
     np.testing.assert_allclose(ey.detach().float().cpu().numpy(),
                                ty.detach().float().cpu().numpy(), rtol=3e-2, atol=3e-2)
     ey.float().sum().backward()

@@ -6,6 +6,7 @@ import threading
 import pytest
 
 import ember
+from conftest import import_torch
 
 gpu = pytest.mark.gpu
 
@@ -93,8 +94,7 @@ def test_current_device_is_per_thread():
 
 
 @gpu
-def test_properties_match_torch():
-    torch = pytest.importorskip("torch")
+def test_properties_match_torch(torch):
     for i in range(ember.cuda.device_count()):
         e, t = ember.cuda.get_device_properties(i), torch.cuda.get_device_properties(i)
         assert e.name == t.name
@@ -132,7 +132,7 @@ def test_mem_get_info_and_synchronize():
     for spec in (None, 0, "cuda:0", ember.device("cuda:0")):
         ember.cuda.synchronize(spec)
         assert ember.cuda.mem_get_info(spec)[1] == total
-    torch = pytest.importorskip("torch")
+    torch = import_torch(cuda=True)  # mid-test: what comes before runs without torch
     assert ember.cuda.mem_get_info()[1] == torch.cuda.mem_get_info()[1]
 
 

@@ -78,8 +78,7 @@ def test_bad_arguments():
     assert str(ember.device("cuda:0")) == "cuda:0"
 
 
-def test_matches_torch():
-    torch = pytest.importorskip("torch")
+def test_matches_torch(torch):
     for args in [("cuda",), ("cuda:1",), ("cpu",), ("cuda", 0), (2,)]:
         e, t = ember.device(*args), torch.device(*args)
         assert (e.type, e.index, str(e), repr(e)) == (t.type, t.index, str(t), repr(t))

@@ -155,8 +155,7 @@ def test_finfo_iinfo_reject_the_other_kind():
 
 
 @pytest.mark.gpu
-def test_against_torch():
-    torch = pytest.importorskip("torch")
+def test_against_torch(torch):
     for a in NAMES:
         ta = getattr(torch, a)
         for b in NAMES:

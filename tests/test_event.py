@@ -8,33 +8,7 @@ import time
 import pytest
 
 import ember
-
-cuda = ember.cuda
-HAS_GPU = cuda.is_available()
-gpu = pytest.mark.gpu
-two_gpus = pytest.mark.skipif(not HAS_GPU or cuda.device_count() < 2, reason="needs 2 GPUs")
-cpu_only = pytest.mark.skipif(HAS_GPU, reason="checks the errors raised where no GPU is usable")
-
-
-@pytest.fixture(scope="module")
-def cycles_per_ms():
-    """_sleep's rate on this GPU (see test_stream.py); also loads the kernel."""
-    if not HAS_GPU:
-        pytest.skip("needs a GPU")
-    cuda._sleep(1000)
-    cuda.synchronize()
-    cuda._sleep(20_000_000)  # let the clocks ramp up before measuring
-    start, end = cuda.Event(enable_timing=True), cuda.Event(enable_timing=True)
-    n = 100_000_000
-    start.record()
-    cuda._sleep(n)
-    end.record()
-    end.synchronize()
-    return n / start.elapsed_time(end)
-
-
-def sleep_ms(rate, ms):
-    cuda._sleep(int(rate * ms))
+from cuda_util import cpu_only, cuda, gpu, sleep_ms, two_gpus
 
 
 # ---- without a GPU / before CUDA ----

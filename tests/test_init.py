@@ -154,8 +154,8 @@ def test_init_then_fork_then_cuda_in_child_raises():
 
 
 @pytest.mark.gpu
+@pytest.mark.usefixtures("torch")
 def test_visible_devices_agree_with_torch():
-    pytest.importorskip("torch")
     n = ember.cuda.device_count()
     for value in ["0", str(n), "0,0", ""]:
         code = ("import ember, torch; print(ember.cuda.device_count(), torch.cuda.device_count());"

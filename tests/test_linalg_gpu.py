@@ -23,14 +23,6 @@ RNG = np.random.default_rng(99)
 TOL = {"float32": 1e-5, "float64": 1e-12, "float16": 3e-3, "bfloat16": 1e-2, "tf32": 3e-3}
 
 
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return torch
-
-
 @pytest.fixture
 def precision():
     before = ember.get_float32_matmul_precision()

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import ember
+from torch_util import dtype_name
 
 pytestmark = pytest.mark.gpu
 
@@ -17,14 +18,6 @@ ALL = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16"
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 TOL = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (2e-6, 1e-6),
        "float64": (1e-12, 1e-12)}
-
-
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return torch
 
 
 def tt(e, torch):
@@ -48,11 +41,11 @@ def make(name, shape, seed=0, low=-5, high=6):
 
 def same(e, t, torch, rtol=None, atol=None):
     """ember result e equals torch result t: dtype, shape, values."""
-    assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1], (e.dtype, t.dtype)
+    assert dtype_name(e.dtype) == dtype_name(t.dtype), (e.dtype, t.dtype)
     assert tuple(e.shape) == tuple(t.shape)
     got = torch.from_dlpack(e)
     if t.dtype.is_floating_point:
-        r, a = TOL[str(t.dtype).split(".")[-1]]
+        r, a = TOL[dtype_name(t.dtype)]
         torch.testing.assert_close(got, t, rtol=rtol or r, atol=a if atol is None else atol,
                                    equal_nan=True)
     else:
@@ -497,7 +490,7 @@ def test_scans_vs_torch(torch, name, shape, dim):
 
     def check(got, tx, dim):
         exp = tx.cumsum(dim)
-        assert str(got.dtype).split(".")[-1] == str(exp.dtype).split(".")[-1]
+        assert dtype_name(got.dtype) == dtype_name(exp.dtype)
         if not exp.dtype.is_floating_point:
             same(got, exp, torch)
             return

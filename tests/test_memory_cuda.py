@@ -28,14 +28,6 @@ GiB = 1024 * MiB
 SLEEP = 50_000_000  # cycles: ~25 ms on an H100
 
 
-@pytest.fixture
-def torch():
-    t = pytest.importorskip("torch")
-    if not t.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return t
-
-
 @pytest.fixture(autouse=True)
 def _empty_cache():
     cuda.empty_cache()

@@ -6,12 +6,7 @@ waits ("sync") outside empty_cache.
 """
 import pytest
 
-import ember
-
-M = ember._C._memory
-KiB = 1024
-MiB = 1024 * KiB
-GiB = 1024 * MiB
+from memory_util import GiB, M, MiB
 
 
 @pytest.fixture

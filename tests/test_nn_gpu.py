@@ -15,14 +15,10 @@ pytestmark = pytest.mark.gpu
 RNG = np.random.default_rng(21)
 
 
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    return torch
+@pytest.fixture
+def torch(torch_fp32):
+    """The oracle with TF32 off (conftest.py's torch_fp32)."""
+    return torch_fp32
 
 
 def arr(*shape, low=-1.0, high=1.0):

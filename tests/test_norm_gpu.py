@@ -9,34 +9,17 @@ import pytest
 import ember
 import ember.nn as enn
 import ember.nn.functional as EF
+from torch_util import pair
 
 pytestmark = pytest.mark.gpu
 
 RNG = np.random.default_rng(33)
 
 
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return torch
-
-
 DTYPES = ["float32", "float64", "float16", "bfloat16"]
 # (rtol, atol) of outputs and input gradients vs torch
 TOL = {"float32": (1e-4, 1e-4), "float64": (1e-10, 1e-10), "float16": (1e-2, 2e-2),
        "bfloat16": (4e-2, 8e-2)}
-
-
-def pair(torch, a, dtype, requires_grad=False):
-    """The same values as an ember and a torch CUDA tensor."""
-    e = ember.tensor(a, device="cuda").to(getattr(ember, dtype))
-    t = torch.tensor(a, device="cuda").to(getattr(torch, dtype))
-    if requires_grad:
-        e.requires_grad_()
-        t.requires_grad_()
-    return e, t
 
 
 def close(e, t, dtype, scale=1.0):
@@ -307,8 +290,7 @@ def test_norm_double_backward_vs_torch(torch, op):
     close(ew.grad, tw.grad, "float64", scale=1000)
 
 
-def test_layer_norm_runs_in_float32_under_autocast():
-    torch = pytest.importorskip("torch")
+def test_layer_norm_runs_in_float32_under_autocast(torch):
     x = np.random.default_rng(3).standard_normal((4, 16))
     ln = ember.nn.LayerNorm(16).to("cuda")
     ex = ember.tensor(x, dtype=ember.float16, device="cuda")

@@ -7,18 +7,11 @@ import pytest
 
 import ember
 import ember.nn as nn
+from torch_util import dtype_name
 
 pytestmark = pytest.mark.gpu
 
 RNG = np.random.default_rng(5)
-
-
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return torch
 
 
 # shapes: small ones, one bigger than a chunk (65536), one that spans launches
@@ -30,7 +23,7 @@ def pair(torch, dtype, shapes=SHAPES):
     for s in shapes:
         a = RNG.standard_normal(s).astype(np.float64)
         ep.append(nn.Parameter(ember.tensor(a, dtype=dtype, device="cuda")))
-        tp.append(torch.nn.Parameter(torch.tensor(a, dtype=getattr(torch, str(dtype).split(".")[-1]),
+        tp.append(torch.nn.Parameter(torch.tensor(a, dtype=getattr(torch, dtype_name(dtype)),
                                                   device="cuda")))
     return ep, tp
 

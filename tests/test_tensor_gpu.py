@@ -8,25 +8,13 @@ import numpy as np
 import pytest
 
 import ember
+from torch_util import to_torch
 
 pytestmark = pytest.mark.gpu
 
 ALL = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
        "float64"]
 NP = [n for n in ALL if n != "bfloat16"]
-
-
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return torch
-
-
-def to_torch(t, torch):
-    """A torch view of an ember tensor (zero-copy)."""
-    return torch.from_dlpack(t)
 
 
 def sample(name, shape=(3, 5)):

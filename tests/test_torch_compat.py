@@ -229,8 +229,7 @@ def test_guide_on_ember_matches_numpy(name, tmp_path):
 
 
 @pytest.mark.parametrize("name", sorted(GUIDES))
-def test_guide_on_ember_matches_torch(name, tmp_path):
-    torch = pytest.importorskip("torch")
+def test_guide_on_ember_matches_torch(torch, name, tmp_path):
     if (DEVICE == "cuda") != torch.cuda.is_available():
         pytest.skip(f"ember runs on {DEVICE}, torch on another device: nothing to compare")
     args = GUIDES[name][0]

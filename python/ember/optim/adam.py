@@ -35,23 +35,10 @@ class Adam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay or self._decoupled)
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with ember.enable_grad():
-                loss = closure()
-        with ember.no_grad():
-            for group in self.param_groups:
-                self._step_group(group)
-        return loss
-
-    def _step_group(self, group):
+    def _update(self, group, params, grads):
         amsgrad = group["amsgrad"]
-        params, grads, avgs, sqs, maxs, steps = [], [], [], [], [], []
-        for p in group["params"]:
-            g = p.grad
-            if g is None:
-                continue
+        avgs, sqs, maxs, steps = [], [], [], []
+        for p in params:
             st = self.state[p]
             if not st:
                 st["step"] = 0
@@ -60,15 +47,11 @@ class Adam(Optimizer):
                 if amsgrad:
                     st["max_exp_avg_sq"] = ember.zeros(p.shape, dtype=p.dtype, device=p.device)
             st["step"] += 1
-            params.append(p)
-            grads.append(g)
             avgs.append(st["exp_avg"])
             sqs.append(st["exp_avg_sq"])
             if amsgrad:
                 maxs.append(st["max_exp_avg_sq"])
             steps.append(st["step"])
-        if not params:
-            return
         beta1, beta2 = group["betas"]
         _C._adam_step(params, grads, avgs, sqs, maxs, steps, _float(group["lr"]), beta1, beta2,
                       group["eps"], group["weight_decay"], amsgrad, group["maximize"],

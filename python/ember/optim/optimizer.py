@@ -20,7 +20,8 @@ required = _RequiredParameter()
 
 
 class Optimizer:
-    """Base class: subclasses implement ``step``."""
+    """Base class: subclasses implement ``_update`` (the shared ``step`` calls it per group)
+    or override ``step``."""
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -83,6 +84,28 @@ class Optimizer:
                     g.zero_()
 
     def step(self, closure=None):
+        """One update of every parameter group, torch's contract: ``closure`` (if given)
+        re-evaluates the loss with gradients enabled and its value is returned; then,
+        under no_grad, each group's parameters that have a gradient go to
+        ``_update(group, params, grads)`` -- one fused C++ call per group in SGD and
+        Adam. A group without gradients is skipped. A subclass implements ``_update``
+        (or overrides ``step`` itself, as torch's optimisers do)."""
+        if type(self)._update is Optimizer._update:
+            raise NotImplementedError
+        loss = None
+        if closure is not None:
+            with ember.enable_grad():
+                loss = closure()
+        with ember.no_grad():
+            for group in self.param_groups:
+                params, grads = _with_grad(group["params"])
+                if params:
+                    self._update(group, params, grads)
+        return loss
+
+    def _update(self, group, params, grads):
+        """Update ``params`` (the group's parameters that have a gradient, in the group's
+        order) from ``grads``, their gradients, with the group's hyperparameters."""
         raise NotImplementedError
 
     # ---- state dicts -------------------------------------------------------------
@@ -172,6 +195,17 @@ class Optimizer:
                     out += f"    {key}: {group[key]}\n"
         out += ")"
         return out
+
+
+def _with_grad(params):
+    """(parameters that have a gradient, their gradients), in order."""
+    with_grad, grads = [], []
+    for p in params:
+        g = p.grad
+        if g is not None:
+            with_grad.append(p)
+            grads.append(g)
+    return with_grad, grads
 
 
 def _float(x):

@@ -32,27 +32,8 @@ class SGD(Optimizer):
             group.setdefault("nesterov", False)
             group.setdefault("maximize", False)
 
-    def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with ember.enable_grad():
-                loss = closure()
-        with ember.no_grad():
-            for group in self.param_groups:
-                self._step_group(group)
-        return loss
-
-    def _step_group(self, group):
+    def _update(self, group, params, grads):
         momentum = group["momentum"]
-        params = []
-        grads = []
-        for p in group["params"]:
-            g = p.grad
-            if g is not None:
-                params.append(p)
-                grads.append(g)
-        if not params:
-            return
         bufs = []
         first = []
         if momentum != 0:
