@@ -3,6 +3,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import zipfile
 
 import pytest
 
@@ -25,6 +26,9 @@ def test_cpu_only_build_succeeds_and_says_so(tmp_path):
     assert r.returncode == 0, log[-4000:]
     assert "building a CPU-only ember" in " ".join(log.split())
     wheel = next(wheel_dir.glob("ember-*.whl"))
+    with zipfile.ZipFile(wheel) as zf:  # the type stubs ship with the package (py.typed)
+        assert {"ember/py.typed", "ember/_exports.pyi", "ember/_C/__init__.pyi",
+                "ember/_C/cuda.pyi"} <= set(zf.namelist())
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target",
                     str(target), str(wheel)], check=True, timeout=300)
     env = dict(os.environ, PYTHONPATH=str(target))

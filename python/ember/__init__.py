@@ -19,22 +19,35 @@ from ember._C import (  # noqa: E402
 )
 
 
-def __getattr__(name):
-    if name in ("nn", "optim", "serialization"):  # imported on first use: import ember stays cheap
-        import importlib
-        return importlib.import_module("ember." + name)
-    # The print options live in ember._tensor_str, imported on first use (repr
-    # imports it too) so that `import ember` stays cheap.
-    if name in ("set_printoptions", "get_printoptions", "printoptions"):
-        from ember import _tensor_str
-        return getattr(_tensor_str, name)
-    if name == "amp":  # ember.amp (GradScaler...), imported on first use
-        import importlib
-        return importlib.import_module("ember.amp")
-    if name == "utils":  # ember.utils.data (DataLoader...), imported on first use
-        import importlib
-        return importlib.import_module("ember.utils")
-    raise AttributeError(f"module 'ember' has no attribute {name!r}")
+# Type checkers (mypy, pyright) take `if TYPE_CHECKING:` branches and Python does not: a
+# plain constant, not typing's, so that `import ember` imports nothing more (deleted at
+# the end). They read ember's exports from the stub ember/_exports.pyi (tools/gen_stubs.py
+# writes it): also the names bound below in loops or by __getattr__ on first use, and
+# those __all__ gets through *tuples, which they do not expand. They do not see
+# __getattr__: a misspelt ember.name is an error to them.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ember._exports import *  # noqa: F401,F403
+    from ember import serialization as serialization  # __getattr__'s, not in __all__
+
+if not TYPE_CHECKING:
+    def __getattr__(name):
+        # nn, optim, serialization: imported on first use, so that `import ember` stays cheap
+        if name in ("nn", "optim", "serialization"):
+            import importlib
+            return importlib.import_module("ember." + name)
+        # The print options live in ember._tensor_str, imported on first use (repr
+        # imports it too) so that `import ember` stays cheap.
+        if name in ("set_printoptions", "get_printoptions", "printoptions"):
+            from ember import _tensor_str
+            return getattr(_tensor_str, name)
+        if name == "amp":  # ember.amp (GradScaler...), imported on first use
+            import importlib
+            return importlib.import_module("ember.amp")
+        if name == "utils":  # ember.utils.data (DataLoader...), imported on first use
+            import importlib
+            return importlib.import_module("ember.utils")
+        raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
 # Linear algebra (csrc/ops/blas/matmul.hpp, einsum.hpp): bound C++, no Python wrappers.
 from ember._C import (  # noqa: E402
@@ -137,3 +150,4 @@ from ember._C import (  # noqa: E402
 globals().update({_n: getattr(_C, _n) for _n in _C._math_functions})
 __all__ += ["result_type", "can_cast", "return_types", "get_num_threads", "set_num_threads",
             *_C._math_functions]
+del TYPE_CHECKING
