@@ -47,10 +47,9 @@ int cuda_index_from_py(py::handle obj);
 // one stream parser of every binding):
 // - None (or absent: nullptr) -> the current stream of `device` (-1: of the
 //   current device);
-// - an ember.cuda.Stream; any object with the CUDA stream protocol,
-//   __cuda_stream__() -> (0, handle) (torch >= 2.10, CuPy, cuda.core); or, as
-//   older torch streams do, a `cuda_stream` int attribute (and `device_index`
-//   when it has one);
+// - an ember.cuda.Stream, or any object with the CUDA stream protocol,
+//   __cuda_stream__() -> (0, handle) (torch >= 2.10, CuPy, cuda.core); ember
+//   does not guess from attribute names (wrap others in ExternalStream);
 // - an int, a raw cudaStream_t on `device`, only when `allow_handle`.
 // TypeError for anything else; ValueError when `device` >= 0 and the stream
 // belongs to another device.

@@ -121,7 +121,7 @@ PyMethodDef kFastMethods[] = {
      METH_FASTCALL | METH_KEYWORDS,
      "caching_allocator_alloc(size, device=None, stream=None) -> int\n\nAllocates `size` bytes "
      "with the caching allocator, usable in stream order on `stream` (default: the device's "
-     "current stream; an int handle, or an object with __cuda_stream__ or cuda_stream). "
+     "current stream; an ember Stream, an object with __cuda_stream__, or an int handle). "
      "Returns the address; free it with caching_allocator_delete."},
     {"caching_allocator_delete",
      EMBER_FAST(&caching_allocator_delete),

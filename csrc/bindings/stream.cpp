@@ -278,13 +278,6 @@ cuda::StreamView stream_from_py(py::handle obj, int device, bool allow_handle) {
     return StreamView(handle_from_int(obj, "stream"), device < 0 ? cuda::current_device() : device);
   } else if (auto h = protocol_handle(obj)) {
     v = view_of_handle(*h, -1);
-  } else if (PyObject_HasAttrString(obj.ptr(), "cuda_stream")) {
-    // Streams of libraries without the protocol (torch before 2.10).
-    const cuda::StreamHandle h = handle_from_int(obj.attr("cuda_stream"), "cuda_stream");
-    const int dev = PyObject_HasAttrString(obj.ptr(), "device_index")
-                        ? py::cast<int>(obj.attr("device_index"))
-                        : -1;  // CUDA knows the device of a stream it made
-    v = view_of_handle(h, dev);
   } else {
     throw_not_a_stream(obj);
   }
