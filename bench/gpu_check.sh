@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
 done
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 t0=$(date +%s)
-python3 -m pip install -q --no-build-isolation --no-deps . > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+python3 -m pip install -q --no-build-isolation --no-deps -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=${ARCH:-90} -Cbuild-dir=build . > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 # The GPU machine has no network: the notebook test's Jupyter packages come as wheels
 # carried in .shared/wheels (pip download ... nbclient nbformat ipykernel), when present.
@@ -43,7 +43,7 @@ if [ -n "$LIMITS" ]; then
   cat "$OUT/limits.log"
 fi
 if [ -n "$BENCH" ]; then
-  python3 bench/run.py $BENCH > "$OUT/bench.log" 2>&1
+  python3 bench/run.py $BENCH --json "$OUT" > "$OUT/bench.log" 2>&1
   sed -n '/^| what/,$p' "$OUT/bench.log"
 fi
 exit $rc
