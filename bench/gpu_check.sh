@@ -26,7 +26,7 @@ if [ -d .shared/wheels ]; then
   python3 -m pip install -q --no-index --find-links .shared/wheels nbclient nbformat ipykernel \
     > "$OUT/wheels.log" 2>&1 && echo "jupyter wheels installed" || tail -5 "$OUT/wheels.log"
 fi
-python3 -m pytest -q -p no:cacheprovider -rfE > "$OUT/pytest.log" 2>&1
+python3 -m pytest -q -p no:cacheprovider -rfEs > "$OUT/pytest.log" 2>&1
 rc=$?
 grep -E "^(FAILED|ERROR)" "$OUT/pytest.log" | head -30
 echo "pytest: $(tail -1 "$OUT/pytest.log")"

@@ -189,7 +189,7 @@ def _git(*args):
 def run_metadata(benches=()):
     """What makes a run comparable with later ones: the GPU ("cpu" without one), ember's
     commit (this checkout's HEAD, dirty when tracked files differ from it; $EMBER_COMMIT
-    where the tree has no .git), version and
+    which wins, for a copy whose .git is absent or stale), version and
     path, torch's version (None where it is not installed), Python's, the date (UTC)."""
     import datetime
     import importlib.metadata
@@ -204,11 +204,13 @@ def run_metadata(benches=()):
             torch_version = importlib.metadata.version("torch")
         except importlib.metadata.PackageNotFoundError:
             torch_version = None
-    commit = _git("rev-parse", "HEAD")
-    status = _git("status", "--porcelain", "--untracked-files=no") if commit else None
-    if commit is None and os.environ.get("EMBER_COMMIT"):
-        # A copy of the tree without .git (the GPU machine): the caller says which commit.
+    if os.environ.get("EMBER_COMMIT"):
+        # A copy of the tree whose .git is absent or stale (the GPU machine): the
+        # caller says which commit it is.
         commit, status = os.environ["EMBER_COMMIT"], ""
+    else:
+        commit = _git("rev-parse", "HEAD")
+        status = _git("status", "--porcelain", "--untracked-files=no") if commit else None
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "gpu": gpu,
