@@ -70,6 +70,32 @@ EMBER_HD_INLINE void store_as(char* p, ScalarType dt, R v) {
   *reinterpret_cast<double*>(p) = convert<double>(v);
 }
 
+// v (an input's value in its compute type C) as it is after a conversion to
+// dtype `to`: rounded to float16/bfloat16, wrapped to a narrower integer.
+// torch converts every input to the op's common dtype before computing, so an
+// input of another dtype goes through it (int16 2049 + float16 gives 2048 + x;
+// uint8 > int64 -4 compares with 252). Identity for float32, float64, int64.
+template <typename C>
+EMBER_HD_INLINE C round_through(C v, ScalarType to) {
+  switch (to) {
+    case ScalarType::Bool: return convert<C>(convert<bool>(v));
+    case ScalarType::UInt8: return convert<C>(convert<uint8_t>(v));
+    case ScalarType::Int8: return convert<C>(convert<int8_t>(v));
+    case ScalarType::Int16: return convert<C>(convert<int16_t>(v));
+    case ScalarType::Int32: return convert<C>(convert<int32_t>(v));
+    case ScalarType::Float16: return convert<C>(convert<Half>(v));
+    case ScalarType::BFloat16: return convert<C>(convert<BFloat16>(v));
+    default: return v;
+  }
+}
+
+// Whether inputs of other dtypes must round through `common` before an op
+// computing in compute_dtype(common): only when common is narrower than that.
+constexpr bool rounds_through(ScalarType common) {
+  return common != ScalarType::Float32 && common != ScalarType::Float64 &&
+         common != ScalarType::Int64;
+}
+
 // Calls f with the first NIN values of a (the functors take 1 to 3 arguments).
 template <typename F, typename C>
 EMBER_HD_INLINE auto apply_n(const F& f, const C (&a)[1]) { return f(a[0]); }

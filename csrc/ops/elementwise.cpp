@@ -4,6 +4,7 @@
 
 #include "ops/element_access.hpp"
 #include "ops/fill/fill.hpp"
+#include "ops/overlap.hpp"
 #include "ops/promotion.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/dispatch.hpp"
@@ -21,31 +22,6 @@ Scalar read_scalar(const Tensor& t) {
   if (t.dtype() == ScalarType::Bool) return Scalar::from_bool(load_as<bool>(p, t.dtype()));
   if (is_floating(t.dtype())) return Scalar::from_double(load_as<double>(p, t.dtype()));
   return Scalar::from_int(load_as<int64_t>(p, t.dtype()));
-}
-
-// [first byte, one past the last byte] that `t` touches.
-std::pair<uintptr_t, uintptr_t> byte_range(const Tensor& t) {
-  const auto base = reinterpret_cast<uintptr_t>(t.data_ptr());
-  int64_t span = 0;
-  for (int64_t d = 0; d < t.dim(); ++d) span += (t.sizes()[d] - 1) * t.strides()[d];
-  return {base, base + static_cast<uintptr_t>((span + 1) * int64_t(t.itemsize()))};
-}
-
-// torch's assert_no_partial_overlap: an input that shares memory with the
-// output must be exactly the output's elements (then each element is read
-// before it is written by the same step).
-void check_overlap(const Tensor& out, const Tensor& in) {
-  if (out.storage().get() != in.storage().get() || out.numel() == 0 || in.numel() == 0) return;
-  const auto ro = byte_range(out), ri = byte_range(in);
-  if (ro.first >= ri.second || ri.first >= ro.second) return;
-  if (out.sizes() == in.sizes() && out.strides() == in.strides() &&
-      out.storage_offset() == in.storage_offset() && out.dtype() == in.dtype()) {
-    return;
-  }
-  throw Error(
-      "unsupported operation: some elements of the input tensor and the written-to tensor "
-      "refer to a single memory location. Please clone() the tensor before performing the "
-      "operation.");
 }
 
 // out= with another shape: an empty tensor takes the new shape (as torch
@@ -193,9 +169,9 @@ ElementwiseIter make_elementwise(const ElementwiseSpec& spec, const Tensor& out_
       resize_out(out, shape);
     }
     if (spec.check_cast) check_can_cast(spec.cast_from, out.dtype());
-    internal::check_no_internal_overlap(out);
+    check_no_internal_overlap(out);
     for (const Operand* o : inputs) {
-      if (!o->is_scalar() && !(inplace && o == *inputs.begin())) check_overlap(out, o->tensor);
+      if (!o->is_scalar() && !(inplace && o == *inputs.begin())) check_no_partial_overlap(out, o->tensor);
     }
   }
   it.out = out;
@@ -211,7 +187,9 @@ ElementwiseIter make_elementwise(const ElementwiseSpec& spec, const Tensor& out_
     if (o->is_scalar() || (device.is_cuda() && is_cpu_scalar(o->tensor))) {
       it.by_value[k] = true;
       it.value[k] = o->is_scalar() ? o->scalar : read_scalar(o->tensor);
-      if (spec.round_numbers || !is_floating(spec.common)) {
+      // A tensor's value is converted to the common dtype like any tensor
+      // input; a Python number only where torch's kernel does so.
+      if (!o->is_scalar() || spec.round_numbers || !is_floating(spec.common)) {
         it.value[k] = round_to_dtype(it.value[k], spec.common);
       }
       it.dtype[k] = o->dtype();
@@ -219,6 +197,8 @@ ElementwiseIter make_elementwise(const ElementwiseSpec& spec, const Tensor& out_
       detail::broadcast_strides(o->tensor, shape, st[k]);
       data[k] = static_cast<char*>(o->tensor.data_ptr());
       it.dtype[k] = o->tensor.dtype();
+      it.round[k] = it.dtype[k] != spec.common && rounds_through(spec.common);
+      it.any_round = it.any_round || it.round[k];
     }
     ++k;
   }

@@ -48,6 +48,8 @@ struct DynamicArgs {
   char* data[NIN + 1];
   ScalarType dtype[NIN + 1];
   bool by_value[NIN + 1];
+  bool round[NIN + 1];  // round through `common` (ElementwiseIter::round)
+  ScalarType common;
   C value[NIN + 1];
 };
 
@@ -116,6 +118,7 @@ __global__ void dynamic_kernel(F f, OffsetCalc<NIN + 1> oc, DynamicArgs<NIN, C> 
     for (int k = 0; k < NIN; ++k) {
       args[k] = a.by_value[k + 1] ? a.value[k + 1]
                                   : load_as<C>(a.data[k + 1] + off[k + 1], a.dtype[k + 1]);
+      if (a.round[k + 1]) args[k] = round_through(args[k], a.common);
     }
     store_as(a.data[0] + off[0], a.dtype[0], apply_n(f, args));
   }
@@ -154,8 +157,10 @@ void launch_dynamic(const ElementwiseIter& it, const F& f, const C* byval, cudaS
     a.data[k] = it.layout.data[k];
     a.dtype[k] = it.dtype[k];
     a.by_value[k] = it.by_value[k];
+    a.round[k] = it.round[k];
     a.value[k] = k > 0 ? byval[k - 1] : C{};
   }
+  a.common = it.common;
   const OffsetCalc<NIN + 1> oc(it.layout);
   dynamic_kernel<F, NIN, C><<<blocks_for(it.numel(), 4), kThreads, 0, stream>>>(f, oc, a,
                                                                                    it.numel());
@@ -183,7 +188,8 @@ void run_elementwise_cuda(const ElementwiseIter& it, const F& f) {
     any = true;
   }
   constexpr bool kPredicate = std::is_same<R, bool>::value;
-  if (uniform && it.is_flat() && it.dtype[0] == (kPredicate ? ScalarType::Bool : t)) {
+  if (uniform && !it.any_round && it.is_flat() &&
+      it.dtype[0] == (kPredicate ? ScalarType::Bool : t)) {
     bool ran = false;
     dispatch(t, [&](auto tag) {
       using T = typename decltype(tag)::type;

@@ -13,8 +13,10 @@
 //      run_elementwise_cuda (ops/elementwise.cuh).
 //
 // Python numbers are passed by value, never as tensors; on the GPU so are 0-d
-// CPU tensors (torch allows them beside CUDA tensors). Nothing here waits for
-// the GPU.
+// CPU tensors (torch allows them beside CUDA tensors). Every tensor input is
+// converted to the common dtype before the op, as torch does: a 0-d tensor's
+// value passed by value is rounded to it, and other tensor inputs round
+// through it as they are loaded. Nothing here waits for the GPU.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +57,12 @@ struct ElementwiseIter {
   // Inputs passed by value; their data pointer is null and strides 0.
   bool by_value[kMaxInputs + 1] = {};
   Scalar value[kMaxInputs + 1];
+  // Tensor inputs whose values round through `common` as they are loaded
+  // (element_access.hpp's round_through): a dtype other than common, when
+  // common is narrower than its compute type. Only the dynamic (mixed-dtype)
+  // loops read these; the typed loops never see such an input.
+  bool round[kMaxInputs + 1] = {};
+  bool any_round = false;
   ScalarType common = ScalarType::Float32;  // the dtype the inputs are computed in
   Tensor out;
   const char* name = "";

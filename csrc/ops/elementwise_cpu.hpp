@@ -93,6 +93,7 @@ struct DynamicLoop {
       C a[NIN];
       for (int k = 0; k < NIN; ++k) {
         a[k] = it.by_value[k + 1] ? byval[k] : load_as<C>(p[k + 1] + i * s[k + 1], it.dtype[k + 1]);
+        if (it.round[k + 1]) a[k] = round_through(a[k], it.common);
       }
       store_as(p[0] + i * s[0], it.dtype[0], apply_n(f, a));
     }
@@ -142,7 +143,7 @@ void run_elementwise_cpu(const ElementwiseIter& it, const F& f,
     any = true;
   }
   if (!any) t = it.dtype[0];
-  if (uniform) {
+  if (uniform && !it.any_round) {
     const bool ran = dispatch_storage<C>(t, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using Out = std::conditional_t<std::is_same<R, bool>::value, bool, T>;

@@ -8,6 +8,7 @@
 #include "ops/copy/copy.hpp"
 #include "ops/blas/cublas_matmul.hpp"
 #include "ops/fill/fill.hpp"
+#include "ops/overlap.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/views.hpp"
@@ -76,7 +77,7 @@ void check_out(const Tensor& out, const Shape& shape, const Tensor& like, const 
               shape_str(out.sizes()), ", dtype ", dtype_name(out.dtype()), " and device ",
               out.device().str(), ". Allocate it with the result's shape (ember does not resize "
               "out= tensors).");
-  internal::check_no_internal_overlap(out);
+  check_no_internal_overlap(out);
 }
 
 Tensor new_like(const Shape& shape, const Tensor& like) {
@@ -357,7 +358,7 @@ void addmm_(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& 
   const Shape shape{a.sizes()[0], b.sizes()[1]};
   EMBER_CHECK(self.sizes() == shape, "addmm_: self of shape ", shape_str(self.sizes()),
               " cannot hold the result of shape ", shape_str(shape));
-  internal::check_no_internal_overlap(self);
+  check_no_internal_overlap(self);
   addmm_into(self, self, a, b, beta, alpha);
 }
 
@@ -406,7 +407,7 @@ void baddbmm_(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar
   const Shape shape{a.sizes()[0], a.sizes()[1], b.sizes()[2]};
   EMBER_CHECK(self.sizes() == shape, "baddbmm_: self of shape ", shape_str(self.sizes()),
               " cannot hold the result of shape ", shape_str(shape));
-  internal::check_no_internal_overlap(self);
+  check_no_internal_overlap(self);
   const bool reads_self = beta.to_double() != 0.0;
   internal::gemm_into(self, a, b, alpha, reads_self ? beta : Scalar::from_int(0));
 }

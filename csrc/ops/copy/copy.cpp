@@ -7,6 +7,7 @@
 #include "runtime/errors.hpp"
 #include "runtime/stream.hpp"
 #include "tensor/convert.hpp"
+#include "ops/overlap.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/iter.hpp"
 #include "tensor/views.hpp"
@@ -14,27 +15,6 @@
 namespace ember::ops {
 
 namespace {
-
-bool has_internal_overlap(const Tensor& t) {
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.sizes()[d] > 1 && t.strides()[d] == 0) return true;
-  }
-  return false;
-}
-
-// [first byte, one past the last byte] that `t` touches.
-std::pair<uintptr_t, uintptr_t> byte_range(const Tensor& t) {
-  const auto base = reinterpret_cast<uintptr_t>(t.data_ptr());
-  int64_t span = 0;
-  for (int64_t d = 0; d < t.dim(); ++d) span += (t.sizes()[d] - 1) * t.strides()[d];
-  return {base, base + static_cast<uintptr_t>((span + 1) * int64_t(t.itemsize()))};
-}
-
-bool may_overlap(const Tensor& a, const Tensor& b) {
-  if (a.storage().get() != b.storage().get() || a.numel() == 0 || b.numel() == 0) return false;
-  const auto ra = byte_range(a), rb = byte_range(b);
-  return ra.first < rb.second && rb.first < ra.second;
-}
 
 // src broadcast to `shape` (leading size-1 dims of src beyond shape dropped).
 Tensor expand_to(const Tensor& src, const Shape& shape) {
@@ -197,11 +177,7 @@ void copy_cpu(const Tensor& dst, const Tensor& src) {
 
 void copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
   if (dst.is_same(src)) return;
-  if (has_internal_overlap(dst)) {
-    throw Error(
-        "unsupported operation: more than one element of the written-to tensor refers to a "
-        "single memory location. Please clone() the tensor before performing the operation.");
-  }
+  check_no_internal_overlap(dst);
   Tensor s = expand_to(src, dst.sizes());
   if (dst.numel() == 0) return;
   if (may_overlap(dst, s)) {

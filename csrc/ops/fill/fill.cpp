@@ -4,25 +4,12 @@
 #include <cstring>
 
 #include "ops/fill/affine.hpp"
+#include "ops/overlap.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/iter.hpp"
 
 namespace ember::ops {
-
-namespace internal {
-
-void check_no_internal_overlap(const Tensor& t) {
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.sizes()[d] > 1 && t.strides()[d] == 0) {
-      throw Error(
-          "unsupported operation: more than one element of the written-to tensor refers to a "
-          "single memory location. Please clone() the tensor before performing the operation.");
-    }
-  }
-}
-
-}  // namespace internal
 
 namespace {
 
@@ -38,7 +25,7 @@ ArangeParams arange_params(const Scalar& start, const Scalar& step) {
 }  // namespace
 
 void fill_(const Tensor& t, const Scalar& v) {
-  internal::check_no_internal_overlap(t);
+  check_no_internal_overlap(t);
   if (t.numel() == 0) return;
 #if EMBER_WITH_CUDA
   if (t.is_cuda()) {

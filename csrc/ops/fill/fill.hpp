@@ -23,7 +23,6 @@ void arange_fill(const Tensor& out, const Scalar& start, const Scalar& step);
 void linspace_fill(const Tensor& out, double start, double end);
 
 namespace internal {
-void check_no_internal_overlap(const Tensor& t);
 #if EMBER_WITH_CUDA
 void fill_cuda(const Tensor& t, const Scalar& v);
 void arange_fill_cuda(const Tensor& out, const Scalar& start, const Scalar& step);

@@ -87,8 +87,13 @@ bool any_zero_cpu(const Tensor& t) {
 // torch raises for integer division by zero on the CPU (the GPU gives
 // unspecified values: checking would make the host wait).
 void check_zero_divisor(const ElementwiseIter& it, const Operand& b) {
-  // A number was already converted to the common dtype (256 is 0 in uint8).
-  const bool zero = it.by_value[2] ? it.value[2].to_double() == 0.0 : any_zero_cpu(b.tensor);
+  if (it.numel() == 0) return;  // nothing is divided (torch: an empty result)
+  // A number was already converted to the common dtype (256 is 0 in uint8); a
+  // tensor of another dtype is converted the same way before the check.
+  const bool zero = it.by_value[2]
+                        ? it.value[2].to_double() == 0.0
+                        : any_zero_cpu(it.round[2] ? to(b.tensor, b.tensor.device(), it.common)
+                                                   : b.tensor);
   if (zero) throw Error("ZeroDivisionError");
 }
 

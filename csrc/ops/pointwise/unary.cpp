@@ -9,6 +9,7 @@
 #include "ops/copy/copy.hpp"
 #include "ops/cpu_vector_math.hpp"
 #include "ops/elementwise_cpu.hpp"
+#include "ops/overlap.hpp"
 #include "ops/promotion.hpp"
 #include "ops/pointwise/unary_functors.hpp"
 #include "runtime/errors.hpp"
@@ -75,7 +76,10 @@ Tensor unary(UnaryOp op, const Tensor& x, const UnaryArgs& args, const Tensor& o
   const ScalarType result = bool_result(op) ? ScalarType::Bool : common;
   // Rounding an integer, and nan_to_num of one, is a copy (torch's shortcut).
   const bool copy_only = (is_rounding(op) || op == UnaryOp::NanToNum) && !is_floating(common);
-  if (copy_only && inplace) return x;
+  if (copy_only && inplace) {
+    check_no_internal_overlap(x);  // as torch, although nothing is written
+    return x;
+  }
   if (copy_only && !out.defined()) return clone(x);
   const ElementwiseSpec spec{unary_name(op), common, result, result, !bool_result(op)};
   const Operand in(x);

@@ -12,6 +12,7 @@
 
 #include "ops/copy/copy.hpp"
 #include "ops/fill/fill.hpp"
+#include "ops/overlap.hpp"
 #include "ops/random/random_dispatch.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
@@ -75,7 +76,7 @@ void check_floating(const Tensor& t, const char* fn) {
 }
 
 // Drawing into out: its elements must not share memory.
-void check_out(const Tensor& out) { internal::check_no_internal_overlap(out); }
+void check_out(const Tensor& out) { check_no_internal_overlap(out); }
 
 // torch's bounds for random_(from, to) in `t`: integers within the dtype,
 // floating values within +-2^digits (every integer there is representable).

@@ -47,6 +47,26 @@ ReducePlan plan_for(const Tensor& x, const std::vector<bool>& red, bool* ok) {
       if (s != 1) k.push_back({s, x.strides()[d]});
     }
   }
+  // Nothing to read: an empty reduced dim (each output reduces no element,
+  // giving the op's identity: 0 for sum, nan for mean) or an empty kept dim
+  // (no output). No layout is needed then, whatever the strides.
+  int64_t reduced_count = 1;
+  for (const Dim& d : r) reduced_count *= d.size;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (red[d] && x.sizes()[d] == 0) reduced_count = 0;
+  }
+  p.outputs = numel_of(p.out_shape);
+  if (reduced_count == 0 || p.outputs == 0) {
+    *ok = true;
+    p.reduced = reduced_count;
+    p.stride_r = 1;
+    p.kept.ndim = 1;
+    p.kept.shape[0] = p.outputs;
+    p.kept.strides[0][0] = 0;  // every output's (empty) row starts at x's data
+    p.kept.numel = p.outputs;
+    p.kept.data[0] = static_cast<char*>(x.data_ptr());
+    return p;
+  }
   *ok = merge_reduced(r, &p.reduced, &p.stride_r);
   if (!*ok) return p;
   // Merge neighbouring kept dims (outer a, inner b) with stride_a == stride_b * size_b.

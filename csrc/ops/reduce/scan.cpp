@@ -18,10 +18,14 @@ namespace {
 
 struct CpuScan {
   const ScanPlan& p;
-  template <typename In, typename F>
-  void run(const F& f) {
+  // torch's CPU scans accumulate float32 in double (float16 and bfloat16 in
+  // float, their compute type): a running sum keeps its accuracy over long
+  // lines. Every value written is rounded once from the accumulator.
+  template <typename In, typename C0, bool PROD>
+  void run(const ScanF<C0, PROD>&) {
     using Out = scan_out_t<In>;
-    using C = compute_t<In>;
+    using C = std::conditional_t<std::is_same<In, float>::value, double, C0>;
+    const ScanF<C, PROD> f{};
     const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(p.len, 1));
     parallel_for(p.lines, grain, [&](int64_t b, int64_t e) {
       for_each_cpu_range(p.kept, b, e, [&](char* const* ptr, const int64_t* s, int64_t n) {

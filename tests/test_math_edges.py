@@ -1,0 +1,234 @@
+"""The edges of the math that every op builds on: reductions of empty tensors,
+in-place writes into tensors without elements, operands converted to the common
+dtype before computing (0-d tensors, integers into float16/bfloat16), and the
+accumulation type of the CPU scans. CPU tests check against NumPy or values
+worked out by hand; the GPU tests against torch on the same inputs."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+
+# ---- reductions of empty tensors ----------------------------------------------
+
+EMPTY_SHAPES = [(2, 0), (0,), (5, 0, 3), (16, 2, 8, 0)]
+
+
+def _empties(device="cpu"):
+    yield "plain", ember.zeros(2, 0, device=device)
+    yield "transposed", ember.zeros(5, 0, device=device).t()
+    yield "sliced", ember.zeros(4, 3, device=device)[2:2, 1:1]
+    yield "4-d", ember.zeros(16, 2, 8, 0, device=device)
+    yield "expanded", ember.zeros(1, 0, device=device).expand(5, 0)
+
+
+@pytest.mark.parametrize("kind", ["plain", "transposed", "sliced", "4-d", "expanded"])
+def test_full_reductions_of_empty_tensors_give_torchs_values(kind):
+    x = dict(_empties())[kind]
+    assert x.sum().item() == 0 and x.sum().dtype == ember.float32
+    assert x.prod().item() == 1
+    assert math.isnan(x.mean().item())
+    assert math.isnan(x.std().item()) and math.isnan(x.var().item())
+    assert x.all().item() is True and x.any().item() is False
+    assert x.norm().item() == 0
+    assert x.logsumexp(tuple(range(x.dim()))).item() == -math.inf
+    assert x.to(ember.int32).sum().item() == 0 and x.to(ember.int32).sum().dtype == ember.int64
+
+
+def test_reductions_over_an_empty_dim_keep_the_other_dims():
+    x = ember.zeros(3, 0, 4)
+    np.testing.assert_array_equal(x.sum(1).numpy(), np.zeros((3, 4), np.float32))
+    np.testing.assert_array_equal(x.prod(1, keepdim=True).numpy(), np.ones((3, 1, 4), np.float32))
+    assert np.isnan(x.mean(dim=(0, 1)).numpy()).all() and x.mean(dim=(0, 1)).shape == (4,)
+    assert x.all(1).numpy().all() and not x.any(1).numpy().any()
+    # an empty kept dim: no outputs at all
+    assert ember.zeros(0, 3).amax(dim=(1,)).shape == (0,)
+    assert ember.zeros(2, 0, 3).sum((0, 2)).shape == (0,)
+
+
+def test_extremes_over_an_empty_dim_raise_torchs_errors():
+    x = ember.zeros(2, 0)
+    with pytest.raises(IndexError, match=r"amax\(\): Expected reduction dim 1 to have non-zero size"):
+        x.amax((0, 1))
+    with pytest.raises(IndexError, match=r"amin\(\): Expected reduction dim 1 to have non-zero size"):
+        x.amin(dim=(0, 1))
+    with pytest.raises(RuntimeError, match="Expected reduction dim to be specified"):
+        x.amax()
+    assert ember.zeros(3).sum().item() == 0  # the process goes on
+
+
+# ---- in-place writes into tensors without elements -----------------------------------
+
+
+def test_in_place_ops_on_empty_tensors_with_zero_strides():
+    x = ember.zeros(1, 0).expand(5, 0)
+    assert x.add_(1).shape == (5, 0)
+    y = ember.from_numpy(np.zeros((3, 0)))  # NumPy gives empty arrays zero strides
+    assert y.mul_(2).shape == (3, 0)
+    assert y.neg_().shape == (3, 0) and y.sin_().shape == (3, 0)
+    z = ember.zeros(1, 0).expand(4, 0)
+    z.fill_(3)
+    z.copy_(ember.ones(4, 0))
+    ember.add(ember.ones(4, 0), 1, out=z)
+
+
+def test_writing_into_an_expanded_tensor_still_raises():
+    x = ember.zeros(1, 3).expand(2, 3)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        x.add_(1)
+    xi = ember.zeros(1, 3, dtype=ember.int64).expand(2, 3)
+    for name in ("ceil_", "floor_", "round_", "trunc_"):  # a no-op for integers, checked as torch
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            getattr(xi, name)()
+
+
+# ---- operands converted to the common dtype first ----------------------------------
+
+
+def test_zero_dim_tensor_is_cast_to_the_result_dtype_before_comparing():
+    u = ember.tensor([4, 245, 0], dtype=ember.uint8)
+    # -4 wraps to 252 in uint8, as a Python -4 does
+    assert (u > ember.tensor(-4)).tolist() == [False, False, False]
+    assert (u > -4).tolist() == [False, False, False]
+    assert (u < ember.tensor(-4)).tolist() == [True, True, True]
+    i8 = ember.tensor([1, -5, 100], dtype=ember.int8)
+    assert (i8 > ember.tensor(300)).tolist() == [False, False, True]   # 300 -> 44
+    assert (i8 == ember.tensor(356)).tolist() == [False, False, True]  # 356 -> 100
+
+
+def test_zero_dim_tensor_is_cast_in_arithmetic():
+    assert ember.minimum(ember.tensor([5], dtype=ember.uint8),
+                         ember.tensor(-4, dtype=ember.int16)).tolist() == [5]
+    assert ember.maximum(ember.tensor([5], dtype=ember.uint8),
+                         ember.tensor(-4, dtype=ember.int16)).tolist() == [252]
+    q = ember.tensor([5, -5], dtype=ember.int8) // ember.tensor(130, dtype=ember.uint8)
+    assert q.tolist() == [-1, 0] and q.dtype == ember.int8  # 130 -> -126
+    r = ember.tensor([100], dtype=ember.int8) % ember.tensor(300, dtype=ember.int16)
+    assert r.tolist() == [12]  # 300 -> 44
+    u = ember.tensor([4, 245], dtype=ember.uint8)
+    u.add_(ember.tensor(-4))  # in place: 4 + 252 wraps
+    assert u.tolist() == [0, 241]
+
+
+def test_integer_division_by_a_zero_that_the_cast_makes():
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        ember.tensor([5], dtype=ember.uint8) // ember.tensor(256, dtype=ember.int16)  # 256 -> 0
+    assert ember.tensor([5], dtype=ember.uint8).add(1).tolist() == [6]  # the process goes on
+
+
+def test_integer_division_by_zero_with_an_empty_result_is_empty():
+    assert (ember.zeros(0, dtype=ember.int64) // ember.tensor(0)).shape == (0,)
+    assert (ember.zeros(0, dtype=ember.int32) % ember.zeros(3, dtype=ember.int32)[:0]).shape == (0,)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        ember.zeros(2, dtype=ember.int64) // ember.tensor(0)
+
+
+def test_integers_round_to_float16_and_bfloat16_before_computing():
+    i = ember.tensor([2049], dtype=ember.int16)
+    s = i + ember.tensor([0.5, 0.5], dtype=ember.float16)
+    assert s.dtype == ember.float16 and s.tolist() == [2048.0, 2048.0]  # 2049 is 2048 in float16
+    assert (i == ember.tensor([2048.0], dtype=ember.float16)).tolist() == [True]
+    p = ember.tensor([-70000]) ** ember.tensor(-0.5, dtype=ember.float16)
+    assert p.dtype == ember.float16 and p.tolist() == [0.0]  # -70000 is -inf in float16
+    b = ember.tensor([257], dtype=ember.int32) * ember.tensor([1.0], dtype=ember.bfloat16)
+    assert b.dtype == ember.bfloat16 and b.tolist() == [256.0]  # 257 is 256 in bfloat16
+
+
+def test_wider_floats_round_to_the_common_float16():
+    h = ember.tensor([1.0], dtype=ember.float16)
+    # a 0-d float32 tensor does not promote a float16 tensor: 0.1 becomes float16's 0.1
+    r = h + ember.tensor(1e-4)
+    assert r.dtype == ember.float16
+    assert r.float().item() == float(np.float16(np.float16(1.0) + np.float16(1e-4)))
+
+
+def test_same_dtype_fast_paths_are_unchanged():
+    a = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    np.testing.assert_array_equal((ember.from_numpy(a) * 3 + 1).numpy(), a * np.float32(3) + 1)
+    ai = np.arange(-50, 50, dtype=np.int16)
+    np.testing.assert_array_equal((ember.from_numpy(ai) * 3).numpy(), ai * np.int16(3))
+
+
+# ---- accumulation of the CPU scans -----------------------------------------------
+
+
+def test_cpu_cumsum_accumulates_float32_in_double():
+    x = ember.full((1000,), 39.6956901550293)
+    c = x.cumsum(0)
+    exact = np.cumsum(np.full(1000, np.float32(39.6956901550293), np.float64))
+    np.testing.assert_array_equal(c.numpy(), exact.astype(np.float32))  # one rounding per value
+    assert abs(c[853].item() - 33900.12) < 0.01
+    p = ember.full((30,), 1.1).cumprod(0)
+    np.testing.assert_array_equal(
+        p.numpy(), np.cumprod(np.full(30, np.float32(1.1), np.float64)).astype(np.float32))
+
+
+def test_cpu_cumsum_of_float16_accumulates_in_float():
+    x = ember.full((3000,), 0.1, dtype=ember.float16)
+    c = x.cumsum(0)
+    exact = np.cumsum(np.full(3000, np.float16(0.1), np.float32))
+    np.testing.assert_array_equal(c.numpy(), exact.astype(np.float16))
+
+
+# ---- the same on the GPU, against torch -------------------------------------------------
+
+
+def _pair(torch, values, dtype, device="cuda"):
+    a = np.asarray(values)
+    return (ember.tensor(a.tolist(), dtype=getattr(ember, dtype), device=device),
+            torch.tensor(a.tolist(), dtype=getattr(torch, dtype), device=device))
+
+
+def _same(torch, e, t):
+    assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+    assert tuple(e.shape) == tuple(t.shape)
+    low = (ember.float16, ember.bfloat16)
+    ev = (e.float() if e.dtype in low else e).cpu().numpy()
+    tv = (t.float() if t.dtype in (torch.float16, torch.bfloat16) else t).cpu().numpy()
+    np.testing.assert_array_equal(ev, tv)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("op", ["sum", "prod", "mean", "std", "var", "all", "any", "norm"])
+@pytest.mark.parametrize("shape", EMPTY_SHAPES)
+def test_gpu_empty_reductions_match_torch(torch, op, shape):
+    e = ember.zeros(*shape, device="cuda")
+    t = torch.zeros(*shape, device="cuda")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch warns that std/var have no degrees of freedom
+        _same(torch, getattr(e, op)(), getattr(t, op)())
+        if len(shape) > 1:
+            _same(torch, getattr(e, op)(dim=1), getattr(t, op)(dim=1))
+
+
+@pytest.mark.gpu
+def test_gpu_zero_dim_and_rounding_through_the_common_dtype_match_torch(torch):
+    cases = [
+        (([4, 245, 0], "uint8"), (-4, "int64"), "gt"),
+        (([1, -5, 100], "int8"), (300, "int64"), "gt"),
+        (([5], "uint8"), (-4, "int16"), "minimum"),
+        (([5, -5], "int8"), (130, "uint8"), "floor_divide"),
+        (([100], "int8"), (300, "int16"), "remainder"),
+        (([2049], "int16"), ([0.5, 0.5], "float16"), "add"),
+        (([2049], "int16"), ([2048.0], "float16"), "eq"),
+        (([-70000], "int64"), (-0.5, "float16"), "pow"),
+        (([257], "int32"), ([1.0], "bfloat16"), "mul"),
+        (([1.0], "float16"), (1e-4, "float32"), "add"),
+    ]
+    for (av, ad), (bv, bd), op in cases:
+        ea, ta = _pair(torch, av, ad)
+        for dev in ("cuda", "cpu"):  # a 0-d CPU tensor beside a CUDA tensor too
+            if dev == "cpu" and np.ndim(bv) != 0:
+                continue
+            eb, tb = _pair(torch, bv, bd, dev)
+            _same(torch, getattr(ember, op)(ea, eb), getattr(torch, op)(ta, tb))
+
+
+@pytest.mark.gpu
+def test_gpu_in_place_on_empty_expanded_tensors(torch):
+    e = ember.zeros(1, 0, device="cuda").expand(5, 0)
+    assert e.add_(1).shape == (5, 0)
+    t = torch.zeros(1, 0, device="cuda").expand(5, 0)
+    assert t.add_(1).shape == (5, 0)
