@@ -66,6 +66,18 @@ Tensor scalar_to_tensor(const Scalar& s) {
   return t;
 }
 
+ScalarType result_type(std::initializer_list<const Operand*> inputs) {
+  ResultType rt;
+  for (const Operand* o : inputs) {
+    if (o->is_scalar()) {
+      rt.add_scalar(o->scalar);
+    } else {
+      rt.add_tensor(o->tensor.dtype(), o->tensor.dim());
+    }
+  }
+  return rt.result();
+}
+
 Shape broadcast_operands(std::initializer_list<const Operand*> inputs) {
   Shape shape;
   bool first = true;

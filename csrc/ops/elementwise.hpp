@@ -97,6 +97,10 @@ struct ElementwiseSpec {
 ElementwiseIter make_elementwise(const ElementwiseSpec& spec, const Tensor& out, bool inplace,
                                  std::initializer_list<const Operand*> inputs);
 
+// torch.result_type of the operands (tensors with dims, 0-d tensors, numbers:
+// ops/promotion.hpp's categories).
+ScalarType result_type(std::initializer_list<const Operand*> inputs);
+
 // The shape all inputs broadcast to (RuntimeError naming both shapes).
 Shape broadcast_operands(std::initializer_list<const Operand*> inputs);
 

@@ -128,15 +128,7 @@ BinaryOp div_op(Rounding r) {
 }
 
 ScalarType binary_result_type(BinaryOp op, const Operand& a, const Operand& b) {
-  ResultType rt;
-  for (const Operand* o : {&a, &b}) {
-    if (o->is_scalar()) {
-      rt.add_scalar(o->scalar);
-    } else {
-      rt.add_tensor(o->tensor.dtype(), o->tensor.dim());
-    }
-  }
-  const ScalarType r = rt.result();
+  const ScalarType r = result_type({&a, &b});
   return (op == BinaryOp::Div || op == BinaryOp::Atan2) ? to_floating(r) : r;
 }
 

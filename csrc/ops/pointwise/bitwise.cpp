@@ -27,15 +27,7 @@ const char* bitwise_name(BitwiseOp op) {
 Tensor bitwise(BitwiseOp op, const Operand& a, const Operand& b, const Tensor& out,
                bool inplace) {
   if (a.is_scalar() && b.is_scalar()) return bitwise(op, scalar_to_tensor(a.scalar), b, out, inplace);
-  ResultType rt;
-  for (const Operand* o : {&a, &b}) {
-    if (o->is_scalar()) {
-      rt.add_scalar(o->scalar);
-    } else {
-      rt.add_tensor(o->tensor.dtype(), o->tensor.dim());
-    }
-  }
-  const ScalarType common = rt.result();
+  const ScalarType common = result_type({&a, &b});
   const bool shift = op == BitwiseOp::LeftShift || op == BitwiseOp::RightShift;
   const bool cuda = (!a.is_scalar() && a.tensor.is_cuda()) || (!b.is_scalar() && b.tensor.is_cuda());
   if (!is_integral(common, !shift)) not_implemented(bitwise_name(op), common, cuda);

@@ -33,15 +33,7 @@ Tensor compare(CompareOp op, const Operand& a, const Operand& b, const Tensor& o
   if (a.is_scalar() && b.is_scalar()) {
     return compare(op, scalar_to_tensor(a.scalar), b, out, inplace);
   }
-  ResultType rt;
-  for (const Operand* o : {&a, &b}) {
-    if (o->is_scalar()) {
-      rt.add_scalar(o->scalar);
-    } else {
-      rt.add_tensor(o->tensor.dtype(), o->tensor.dim());
-    }
-  }
-  const ScalarType common = rt.result();
+  const ScalarType common = result_type({&a, &b});
   const ElementwiseSpec spec{compare_name(op), common, ScalarType::Bool, ScalarType::Bool, false,
                              true};
   const ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});

@@ -15,18 +15,6 @@ namespace ember::ops {
 
 namespace {
 
-ScalarType result_of(std::initializer_list<const Operand*> ops) {
-  ResultType rt;
-  for (const Operand* o : ops) {
-    if (o->is_scalar()) {
-      rt.add_scalar(o->scalar);
-    } else {
-      rt.add_tensor(o->tensor.dtype(), o->tensor.dim());
-    }
-  }
-  return rt.result();
-}
-
 Tensor run(TernaryOp op, const ElementwiseSpec& spec, const Tensor& out, bool inplace,
            std::initializer_list<const Operand*> ops, const TernaryArgs& args = {}) {
   const ElementwiseIter it = make_elementwise(spec, out, inplace, ops);
@@ -59,7 +47,7 @@ Tensor where(const Tensor& cond, const Operand& a, const Operand& b, const Tenso
     throw Error(detail::str("where expected condition to be a boolean tensor, but got a tensor "
                             "with dtype ", torch_scalar_name(cond.dtype())));
   }
-  const ScalarType common = result_of({&a, &b});
+  const ScalarType common = result_type({&a, &b});
   const Operand c(cond);
   return run(TernaryOp::Where, {"where", common, common, common, true}, out, false, {&c, &a, &b});
 }
@@ -73,9 +61,9 @@ Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::opti
   const Operand& hi = max ? *max : none;
   ScalarType common;
   if (min && max) {
-    common = result_of({&in, &lo, &hi});
+    common = result_type({&in, &lo, &hi});
   } else {
-    common = result_of({&in, min ? &lo : &hi});
+    common = result_type({&in, min ? &lo : &hi});
   }
   if (common == ScalarType::Bool) not_implemented("clamp", common, any_cuda({&in, &lo, &hi}));
   TernaryArgs args;
@@ -88,7 +76,7 @@ Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::opti
 Tensor lerp(const Tensor& start, const Tensor& end, const Operand& weight, const Tensor& out,
             bool inplace) {
   const Operand s(start), e(end);
-  const ScalarType common = result_of({&s, &e, &weight});
+  const ScalarType common = result_type({&s, &e, &weight});
   if (!is_floating(common)) not_implemented("lerp", common, any_cuda({&s, &e, &weight}));
   return run(TernaryOp::Lerp, {"lerp", common, common, common, true}, out, inplace,
              {&s, &e, &weight});
@@ -97,7 +85,7 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Operand& weight, const
 Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value,
                const Tensor& out, bool inplace) {
   const Operand a(x), b(t1), c(t2);
-  const ScalarType common = result_of({&a, &b, &c});
+  const ScalarType common = result_type({&a, &b, &c});
   check_value(value, common);
   TernaryArgs args;
   args.value = value;
@@ -108,7 +96,7 @@ Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar
 Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value,
                const Tensor& out, bool inplace) {
   const Operand a(x), b(t1), c(t2);
-  const ScalarType common = result_of({&a, &b, &c});
+  const ScalarType common = result_type({&a, &b, &c});
   if (is_integral(t1.dtype(), true) && is_integral(t2.dtype(), true)) {
     throw Error(
         "Integer division with addcdiv is no longer supported, and in a future release addcdiv "
