@@ -232,3 +232,24 @@ def test_gpu_in_place_on_empty_expanded_tensors(torch):
     assert e.add_(1).shape == (5, 0)
     t = torch.zeros(1, 0, device="cuda").expand(5, 0)
     assert t.add_(1).shape == (5, 0)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "floor_divide", "remainder", "fmod",
+                                "pow", "atan2", "maximum", "eq", "lt"])
+def test_gpu_python_floats_beside_low_precision_tensors_match_torch(torch, op, dtype):
+    """Whether a Python float is rounded to the tensor's float16/bfloat16 before the op
+    differs between torch's kernels (remainder rounds it; add keeps it at full
+    precision): ember follows torch's CUDA kernels, and its CPU loops too."""
+    vals = [3.0, 1.0, -2.5, 0.3, 7.75, -0.1, 1000.0, 0.0]
+    for scalar in (0.1, 2.7, -1.3, 1e-3):
+        for dev in ("cuda", "cpu"):
+            e = ember.tensor(vals, dtype=getattr(ember, dtype), device=dev)
+            t = torch.tensor(vals, dtype=getattr(torch, dtype), device=dev)
+            if op in ("maximum", "atan2") :
+                er = getattr(ember, op)(e, ember.tensor(scalar, dtype=getattr(ember, dtype), device=dev))
+                tr = getattr(torch, op)(t, torch.tensor(scalar, dtype=getattr(torch, dtype), device=dev))
+            else:
+                er, tr = getattr(ember, op)(e, scalar), getattr(torch, op)(t, scalar)
+            _same(torch, er, tr)
