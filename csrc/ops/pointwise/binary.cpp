@@ -156,9 +156,14 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
     }
   }
   check_supported(op, a, b, args, common, cuda);
-  // torch's remainder kernel takes numbers as the tensor's dtype (rounding 0.1
-  // to float16 first); its opmath kernels (add, mul, ...) keep full precision.
-  const bool round_numbers = op == BinaryOp::Remainder;
+  // Whether a Python number is rounded to the common dtype (0.1 to float16's
+  // 0.0999755859375) before the op, as torch's kernels take it: remainder,
+  // fmod and pow read it as the tensor's type on both devices; add and sub do
+  // on the CPU, while its CUDA kernels (opmath) and mul/div everywhere keep
+  // the number's full precision.
+  const bool round_numbers = op == BinaryOp::Remainder || op == BinaryOp::Fmod ||
+                             op == BinaryOp::Pow ||
+                             (!cuda && (op == BinaryOp::Add || op == BinaryOp::Sub));
   const ElementwiseSpec spec{binary_name(op), common, common, common, true, round_numbers};
   const ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
   if (it.is_cuda()) {
