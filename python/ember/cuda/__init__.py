@@ -10,6 +10,7 @@ _c = _C.cuda
 
 CudaError = _c.CudaError
 OutOfMemoryError = _c.OutOfMemoryError
+CompileError = _c.CompileError
 
 is_available = _c.is_available
 device_count = _c.device_count
@@ -123,8 +124,15 @@ __all__ += ["random", "get_rng_state", "get_rng_state_all", "initial_seed", "man
             "manual_seed_all", "seed", "seed_all", "set_rng_state", "set_rng_state_all"]
 
 
+# Kernels compiled at run time (CuPy's RawKernel/RawModule; csrc/ops/jit/). Nothing
+# compiles or opens NVRTC before a kernel's first launch.
+from ember.cuda._raw import RawKernel, RawModule  # noqa: E402
+
+__all__ += ["CompileError", "RawKernel", "RawModule", "jiterator"]
+
+
 def __getattr__(name):
-    if name == "amp":  # torch.cuda.amp's deprecated aliases, imported on first use
+    if name in ("amp", "jiterator"):  # imported on first use (amp: torch.cuda.amp's aliases)
         import importlib
-        return importlib.import_module("ember.cuda.amp")
+        return importlib.import_module("ember.cuda." + name)
     raise AttributeError(f"module 'ember.cuda' has no attribute {name!r}")
