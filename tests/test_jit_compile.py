@@ -190,7 +190,7 @@ def test_jiterator_source_compiles(tmp_path, common, inputs, by_value):
 def test_jiterator_multi_output_source_compiles(tmp_path):
     code = "template <typename T> void f(T x, T y, T alpha, T& a, T& b) { a = x + y; b = alpha * x; }"
     src = T.jiterator_source(code, "f", 2, "float32", ["float32", "float16"], [False, False], "d")
-    assert "f<C>(a0, a1, e0, r0, r1)" in src
+    assert "f<ember_jit_c>(a0, a1, e0, r0, r1)" in src
     T.compile(src, "jiterator_f.cu", ["-std=c++17", "-default-device"], sm=90, cache_dir=str(tmp_path))
 
 

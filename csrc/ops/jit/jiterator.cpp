@@ -52,6 +52,12 @@ const char* device_type_name(ScalarType t) {
   return "float";
 }
 
+// The type the function computes in, torch's opmath_type: float for the
+// 16-bit floats, the dtype itself otherwise.
+ScalarType compute_dtype_of(ScalarType t) {
+  return t == ScalarType::Float16 || t == ScalarType::BFloat16 ? ScalarType::Float32 : t;
+}
+
 const char* extra_type_name(Scalar::Kind k) {
   return k == Scalar::Kind::Bool ? "bool" : k == Scalar::Kind::Int ? "long long" : "double";
 }
@@ -88,10 +94,11 @@ std::string body(const std::string& name, int nout, const JitVariantKey& key, At
   for (size_t i = 0; i < nin; ++i) {
     const std::string a = "a" + std::to_string(i);
     if (key.by_value[i]) {
-      s += detail::str("    const C ", a, " = v", i, ";\n");
+      s += detail::str("    const ember_jit_c ", a, " = v", i, ";\n");
     } else {
       const char* st = device_type_name(key.input_dtypes[i]);
-      s += detail::str("    const C ", a, " = ember::jit::convert<C>(*reinterpret_cast<const ",
+      s += detail::str("    const ember_jit_c ", a,
+                       " = ember::jit::convert<ember_jit_c>(*reinterpret_cast<const ",
                        st, "*>(", at(operand++), "));\n");
     }
     args += (args.empty() ? "" : ", ") + a;
@@ -100,15 +107,18 @@ std::string body(const std::string& name, int nout, const JitVariantKey& key, At
     args += (args.empty() ? "" : ", ") + detail::str("e", j);
   }
   if (nout == 1) {
-    s += detail::str("    *reinterpret_cast<C*>(", at(0), ") = ", name, "<C>(", args, ");\n");
+    s += detail::str("    *reinterpret_cast<ember_jit_s*>(", at(0),
+                     ") = ember::jit::convert<ember_jit_s>(", name, "<ember_jit_c>(", args,
+                     "));\n");
   } else {
-    s += "    C";
+    s += "    ember_jit_c";
     for (int k = 0; k < nout; ++k) s += detail::str(k ? ", r" : " r", k);
     s += ";\n";
     for (int k = 0; k < nout; ++k) args += detail::str(", r", k);
-    s += detail::str("    ", name, "<C>(", args, ");\n");
+    s += detail::str("    ", name, "<ember_jit_c>(", args, ");\n");
     for (int k = 0; k < nout; ++k) {
-      s += detail::str("    *reinterpret_cast<C*>(", at(k), ") = r", k, ";\n");
+      s += detail::str("    *reinterpret_cast<ember_jit_s*>(", at(k),
+                       ") = ember::jit::convert<ember_jit_s>(r", k, ");\n");
     }
   }
   return s;
@@ -161,7 +171,7 @@ std::string jiterator_source(const std::string& code, const std::string& name, i
   for (bool v : key.by_value) ntensor += v ? 0 : 1;
   std::string params;
   for (size_t i = 0; i < key.by_value.size(); ++i) {
-    if (key.by_value[i]) params += detail::str(", C v", i);
+    if (key.by_value[i]) params += detail::str(", ember_jit_c v", i);
   }
   for (size_t j = 0; j < key.extra_kinds.size(); ++j) {
     params += detail::str(", ", extra_type_name(key.extra_kinds[j]), " e", j);
@@ -172,7 +182,11 @@ std::string jiterator_source(const std::string& code, const std::string& name, i
   s += "#line 1 \"jiterator_code\"\n";
   s += code;
   s += "\n#line 1 \"ember_jiterator_kernels\"\n";
-  s += detail::str("typedef ", device_type_name(key.common), " C;\n");
+  // ember_jit_s: the outputs' element type (the common dtype); ember_jit_c:
+  // what the function
+  // computes in (float for float16/bfloat16, as torch's opmath_type).
+  s += detail::str("typedef ", device_type_name(key.common), " ember_jit_s;\n");
+  s += detail::str("typedef ", device_type_name(compute_dtype_of(key.common)), " ember_jit_c;\n");
   s += detail::str("constexpr int kOperands = ", ntensor, ";\n");
   s += "extern \"C\" __global__ void ember_jiterator_flat(long long n, "
        "ember::jit::Layout<kOperands> L" + params + ") {\n";
@@ -180,7 +194,7 @@ std::string jiterator_source(const std::string& code, const std::string& name, i
   s += "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) "
        "{\n";
   // Flat: operand k is contiguous with its own element size.
-  std::vector<std::string> types(static_cast<size_t>(ntensor), "C");
+  std::vector<std::string> types(static_cast<size_t>(ntensor), "ember_jit_s");
   {
     int k = num_outputs;
     for (size_t i = 0; i < key.by_value.size(); ++i) {
@@ -357,7 +371,7 @@ void JitFunction::run(const JitPlan& p) {
   int slot = 0;
   for (size_t i = 0; i < p.inputs.size(); ++i) {
     if (!p.key.by_value[i]) continue;
-    pack_scalar(p.inputs[i].scalar, p.key.common, values[slot]);
+    pack_scalar(p.inputs[i].scalar, compute_dtype_of(p.key.common), values[slot]);
     args.push_back(values[slot++]);
   }
   for (const Scalar& e : p.extras) {

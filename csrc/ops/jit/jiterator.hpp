@@ -10,10 +10,11 @@
 //   common dtype is torch.result_type of the inputs (tensors with dims, 0-d
 //   tensors and numbers promote in their categories); the shapes broadcast;
 //   each output is a new tensor of the common dtype, dense in the inputs'
-//   dimension order. Inputs are converted to the common dtype as they are
-//   loaded (torch's conversion rules), and the function is instantiated with
-//   T = the common dtype's element type (ember::Half for float16, as torch
-//   uses c10::Half).
+//   dimension order. Inputs are converted as they are loaded (torch's
+//   conversion rules) to the type the function is instantiated with: torch's
+//   opmath_type of the common dtype (float for float16 and bfloat16, the
+//   dtype's own type otherwise); results are rounded to the common dtype
+//   when stored.
 // - Extra arguments (the Python keyword arguments) follow the inputs, typed
 //   by their Python value: bool, long long (int) or double (float).
 //   Several outputs are returned through references after them:

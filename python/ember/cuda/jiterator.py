@@ -10,9 +10,9 @@ with torch.cuda.jiterator's semantics.
 - Inputs (up to 8) are tensors or numbers; they broadcast, promote to one dtype
   (``torch.result_type``'s rules) and may be non-contiguous; the output is a new
   tensor of that dtype, dense in the inputs' dimension order. 0-d CPU tensors and
-  numbers are passed by value. ``T`` is the common dtype's element type
-  (``ember::Half`` / ``ember::BFloat16`` for the 16-bit floats, whose arithmetic
-  rounds each operation as torch's ``c10::Half`` does).
+  numbers are passed by value. ``T`` is torch's ``opmath_type`` of the common dtype:
+  ``float`` for float16 and bfloat16 (rounded to the dtype once, when stored), the
+  dtype's own type otherwise.
 - Keyword arguments declared at creation are extra arguments after the inputs,
   typed by their value (``double``, ``long long`` or ``bool``), overridable per call.
 - The last function of the code string is the entry point (torch's rule). Each
