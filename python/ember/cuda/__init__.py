@@ -124,15 +124,16 @@ __all__ += ["random", "get_rng_state", "get_rng_state_all", "initial_seed", "man
             "manual_seed_all", "seed", "seed_all", "set_rng_state", "set_rng_state_all"]
 
 
-# Kernels compiled at run time (CuPy's RawKernel/RawModule; csrc/ops/jit/). Nothing
-# compiles or opens NVRTC before a kernel's first launch.
-from ember.cuda._raw import RawKernel, RawModule  # noqa: E402
-
+# Kernels compiled at run time (CuPy's RawKernel/RawModule in _raw.py, torch's
+# jiterator; csrc/ops/jit/): imported on first use (making RawKernel's class costs
+# ~1 ms), and nothing compiles or opens NVRTC before a kernel's first launch.
 __all__ += ["CompileError", "RawKernel", "RawModule", "jiterator"]
 
 
 def __getattr__(name):
+    import importlib
     if name in ("amp", "jiterator"):  # imported on first use (amp: torch.cuda.amp's aliases)
-        import importlib
         return importlib.import_module("ember.cuda." + name)
+    if name in ("RawKernel", "RawModule"):
+        return getattr(importlib.import_module("ember.cuda._raw"), name)
     raise AttributeError(f"module 'ember.cuda' has no attribute {name!r}")
