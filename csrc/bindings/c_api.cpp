@@ -8,7 +8,6 @@
 // Every function catches ember's exceptions and returns their EmberStatus;
 // the message waits in a thread-local string for last_error().
 #include <Python.h>
-
 #include <ember/c_api.h>
 
 #include <string>
@@ -112,16 +111,16 @@ Tensor make(int32_t ndim, const int64_t* sizes, int32_t dtype, int32_t device_ty
   EMBER_CHECK_TYPE(dtype >= 0 && dtype < kNumScalarTypes, "unknown EmberDType ", dtype);
   EMBER_CHECK_VALUE(device_type == EMBER_CPU || device_type == EMBER_CUDA,
                     "unknown EmberDeviceType ", device_type);
-  const Device d = device_type == EMBER_CPU ? Device(DeviceType::CPU)
-                                            : resolve_device(Device(DeviceType::CUDA, device_index));
+  const Device d = device_type == EMBER_CPU
+                       ? Device(DeviceType::CPU)
+                       : resolve_device(Device(DeviceType::CUDA, device_index));
   return Tensor::empty(Shape(sizes, sizes + ndim), static_cast<ScalarType>(dtype), d);
 }
 
 int empty(int32_t ndim, const int64_t* sizes, int32_t dtype, int32_t device_type,
           int32_t device_index, EmberTensor** out) {
-  return guarded([&] {
-    *out = new EmberTensor{make(ndim, sizes, dtype, device_type, device_index)};
-  });
+  return guarded(
+      [&] { *out = new EmberTensor{make(ndim, sizes, dtype, device_type, device_index)}; });
 }
 
 int zeros(int32_t ndim, const int64_t* sizes, int32_t dtype, int32_t device_type,
@@ -145,26 +144,19 @@ int current_stream(int32_t device, void** out) {
   });
 }
 
-int current_device(int32_t* out) { return guarded([&] { *out = cuda::current_device(); }); }
+int current_device(int32_t* out) {
+  return guarded([&] { *out = cuda::current_device(); });
+}
 
-int set_device(int32_t device) { return guarded([&] { cuda::set_device(device); }); }
+int set_device(int32_t device) {
+  return guarded([&] { cuda::set_device(device); });
+}
 
 const EmberCApi kApi = {
-    EMBER_C_API_VERSION,
-    sizeof(EmberCApi),
-    EMBER_VERSION,
-    &last_error,
-    &tensor_from_object,
-    &tensor_to_object,
-    &tensor_retain,
-    &tensor_release,
-    &tensor_info,
-    &tensor_bump_version,
-    &empty,
-    &zeros,
-    &current_stream,
-    &current_device,
-    &set_device,
+    EMBER_C_API_VERSION, sizeof(EmberCApi),    EMBER_VERSION,  &last_error,
+    &tensor_from_object, &tensor_to_object,    &tensor_retain, &tensor_release,
+    &tensor_info,        &tensor_bump_version, &empty,         &zeros,
+    &current_stream,     &current_device,      &set_device,
 };
 
 }  // namespace

@@ -189,9 +189,7 @@ char numpy_kind(PyObject* obj) {
   return py::cast<std::string>(h.attr("dtype").attr("kind"))[0];
 }
 
-bool is_integer_kind(ParamKind k) {
-  return k >= ParamKind::Int8 && k <= ParamKind::UInt64;
-}
+bool is_integer_kind(ParamKind k) { return k >= ParamKind::Int8 && k <= ParamKind::UInt64; }
 bool is_float_kind(ParamKind k) {
   return k == ParamKind::Float16 || k == ParamKind::BFloat16 || k == ParamKind::Float32 ||
          k == ParamKind::Float64;
@@ -199,16 +197,26 @@ bool is_float_kind(ParamKind k) {
 
 ParamKind kind_of_dtype(ScalarType t) {
   switch (t) {
-    case ScalarType::Bool: return ParamKind::Bool;
-    case ScalarType::UInt8: return ParamKind::UInt8;
-    case ScalarType::Int8: return ParamKind::Int8;
-    case ScalarType::Int16: return ParamKind::Int16;
-    case ScalarType::Int32: return ParamKind::Int32;
-    case ScalarType::Int64: return ParamKind::Int64;
-    case ScalarType::Float16: return ParamKind::Float16;
-    case ScalarType::BFloat16: return ParamKind::BFloat16;
-    case ScalarType::Float32: return ParamKind::Float32;
-    case ScalarType::Float64: return ParamKind::Float64;
+    case ScalarType::Bool:
+      return ParamKind::Bool;
+    case ScalarType::UInt8:
+      return ParamKind::UInt8;
+    case ScalarType::Int8:
+      return ParamKind::Int8;
+    case ScalarType::Int16:
+      return ParamKind::Int16;
+    case ScalarType::Int32:
+      return ParamKind::Int32;
+    case ScalarType::Int64:
+      return ParamKind::Int64;
+    case ScalarType::Float16:
+      return ParamKind::Float16;
+    case ScalarType::BFloat16:
+      return ParamKind::BFloat16;
+    case ScalarType::Float32:
+      return ParamKind::Float32;
+    case ScalarType::Float64:
+      return ParamKind::Float64;
   }
   return ParamKind::Opaque;
 }
@@ -245,9 +253,9 @@ void pack_pointer(PyObject* obj, const RawKernelObj& k, size_t i, int device, ch
     }
     if (!t->is_cuda() || t->device().index != device) {
       arg_error(PyExc_ValueError, k, i,
-                detail::str("the tensor is on ", t->device().str(), " but the kernel runs on cuda:",
-                            device, " (the stream's device): move it with .to('cuda:", device,
-                            "')"));
+                detail::str("the tensor is on ", t->device().str(),
+                            " but the kernel runs on cuda:", device,
+                            " (the stream's device): move it with .to('cuda:", device, "')"));
     }
     if (!pointee_accepts(k.params[i].type.pointee, t->dtype())) {
       arg_error(PyExc_TypeError, k, i,
@@ -277,13 +285,34 @@ void pack_integer(PyObject* obj, ParamKind kind, const RawKernelObj& k, size_t i
     }
   };
   switch (kind) {
-    case ParamKind::Int8: range(-128, 127); put<int8_t>(dst, int8_t(v)); return;
-    case ParamKind::UInt8: range(0, 255); put<uint8_t>(dst, uint8_t(v)); return;
-    case ParamKind::Int16: range(-32768, 32767); put<int16_t>(dst, int16_t(v)); return;
-    case ParamKind::UInt16: range(0, 65535); put<uint16_t>(dst, uint16_t(v)); return;
-    case ParamKind::Int32: range(INT32_MIN, INT32_MAX); put<int32_t>(dst, int32_t(v)); return;
-    case ParamKind::UInt32: range(0, UINT32_MAX); put<uint32_t>(dst, uint32_t(v)); return;
-    case ParamKind::Int64: range(INT64_MIN, INT64_MAX); put<int64_t>(dst, v); return;
+    case ParamKind::Int8:
+      range(-128, 127);
+      put<int8_t>(dst, int8_t(v));
+      return;
+    case ParamKind::UInt8:
+      range(0, 255);
+      put<uint8_t>(dst, uint8_t(v));
+      return;
+    case ParamKind::Int16:
+      range(-32768, 32767);
+      put<int16_t>(dst, int16_t(v));
+      return;
+    case ParamKind::UInt16:
+      range(0, 65535);
+      put<uint16_t>(dst, uint16_t(v));
+      return;
+    case ParamKind::Int32:
+      range(INT32_MIN, INT32_MAX);
+      put<int32_t>(dst, int32_t(v));
+      return;
+    case ParamKind::UInt32:
+      range(0, UINT32_MAX);
+      put<uint32_t>(dst, uint32_t(v));
+      return;
+    case ParamKind::Int64:
+      range(INT64_MIN, INT64_MAX);
+      put<int64_t>(dst, v);
+      return;
     case ParamKind::UInt64: {
       const unsigned long long u = PyLong_AsUnsignedLongLong(obj);
       if (PyErr_Occurred()) {
@@ -294,16 +323,25 @@ void pack_integer(PyObject* obj, ParamKind kind, const RawKernelObj& k, size_t i
       put<uint64_t>(dst, u);
       return;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
 void pack_float(double v, ParamKind kind, char* dst) {
   switch (kind) {
-    case ParamKind::Float16: put<uint16_t>(dst, Half(static_cast<float>(v)).x); return;
-    case ParamKind::BFloat16: put<uint16_t>(dst, BFloat16(static_cast<float>(v)).x); return;
-    case ParamKind::Float32: put<float>(dst, static_cast<float>(v)); return;
-    default: put<double>(dst, v); return;
+    case ParamKind::Float16:
+      put<uint16_t>(dst, Half(static_cast<float>(v)).x);
+      return;
+    case ParamKind::BFloat16:
+      put<uint16_t>(dst, BFloat16(static_cast<float>(v)).x);
+      return;
+    case ParamKind::Float32:
+      put<float>(dst, static_cast<float>(v));
+      return;
+    default:
+      put<double>(dst, v);
+      return;
   }
 }
 
@@ -312,8 +350,7 @@ void pack_arg(PyObject* obj, RawKernelObj& k, size_t i, int device, char* dst,
               std::vector<Tensor>& keep) {
   const Param& p = k.params[i];
   ParamKind kind = p.type.kind;
-  if (kind == ParamKind::Opaque && !k.typed && p.size == 8 &&
-      (is_tensor(obj) || obj == Py_None)) {
+  if (kind == ParamKind::Opaque && !k.typed && p.size == 8 && (is_tensor(obj) || obj == Py_None)) {
     kind = ParamKind::Pointer;  // types unknown: an 8-byte parameter may take a tensor
   }
   if (kind == ParamKind::Pointer) return pack_pointer(obj, k, i, device, dst, keep);
@@ -327,15 +364,15 @@ void pack_arg(PyObject* obj, RawKernelObj& k, size_t i, int device, char* dst,
     } else if (PyLong_Check(obj) && !PyBool_Check(obj) &&
                (p.size == 1 || p.size == 2 || p.size == 4 || p.size == 8)) {
       // Types unknown: an integer is packed as a signed integer of the size.
-      static const ParamKind by_size[9] = {ParamKind::Opaque, ParamKind::Int8, ParamKind::Int16,
-                                           ParamKind::Opaque, ParamKind::Int32, ParamKind::Opaque,
+      static const ParamKind by_size[9] = {ParamKind::Opaque, ParamKind::Int8,   ParamKind::Int16,
+                                           ParamKind::Opaque, ParamKind::Int32,  ParamKind::Opaque,
                                            ParamKind::Opaque, ParamKind::Opaque, ParamKind::Int64};
       return pack_integer(obj, by_size[p.size], k, i, dst);
     } else {
-      arg_error(PyExc_TypeError, k, i,
-                detail::str("ember cannot tell this parameter's type; pass a NumPy scalar of ",
-                            p.size, " bytes (e.g. numpy.float32(x)) or a bytes object, got ",
-                            type_name(obj)));
+      arg_error(
+          PyExc_TypeError, k, i,
+          detail::str("ember cannot tell this parameter's type; pass a NumPy scalar of ", p.size,
+                      " bytes (e.g. numpy.float32(x)) or a bytes object, got ", type_name(obj)));
     }
     if (bytes.size() != p.size) {
       arg_error(PyExc_TypeError, k, i,
@@ -352,7 +389,8 @@ void pack_arg(PyObject* obj, RawKernelObj& k, size_t i, int device, char* dst,
     }
     arg_error(PyExc_TypeError, k, i, detail::str("expected a bool, got ", type_name(obj)));
   }
-  const bool integral = (PyLong_Check(obj) && !PyBool_Check(obj)) || np_kind == 'i' || np_kind == 'u';
+  const bool integral =
+      (PyLong_Check(obj) && !PyBool_Check(obj)) || np_kind == 'i' || np_kind == 'u';
   if (is_integer_kind(kind)) {
     if (!integral) {
       arg_error(PyExc_TypeError, k, i,
@@ -383,13 +421,12 @@ void dims_arg(PyObject* obj, unsigned (&out)[3], const char* what) {
   out[0] = out[1] = out[2] = 1;
   auto one = [&](PyObject* o, int d) {
     if (!PyLong_Check(o) || PyBool_Check(o)) {
-      throw TypeError(detail::str(what, " must be an int or a tuple of 1 to 3 ints, got ",
-                                  type_name(o)));
+      throw TypeError(
+          detail::str(what, " must be an int or a tuple of 1 to 3 ints, got ", type_name(o)));
     }
     const long long v = PyLong_AsLongLong(o);
     if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
-    EMBER_CHECK_VALUE(v >= 1 && v <= 0xFFFFFFFFll, what, " dimensions must be positive, got ",
-                      v);
+    EMBER_CHECK_VALUE(v >= 1 && v <= 0xFFFFFFFFll, what, " dimensions must be positive, got ", v);
     out[d] = static_cast<unsigned>(v);
   };
   if (PyTuple_Check(obj) || PyList_Check(obj)) {
@@ -422,8 +459,10 @@ PyObject* raw_kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
   if (smem && smem != Py_None) {
     const long long s = PyLong_AsLongLong(smem);
     if (s == -1 && PyErr_Occurred()) throw py::error_already_set();
-    EMBER_CHECK_VALUE(s >= 0 && s <= 0xFFFFFFFFll, "shared_mem must be a non-negative number of "
-                      "bytes, got ", s);
+    EMBER_CHECK_VALUE(s >= 0 && s <= 0xFFFFFFFFll,
+                      "shared_mem must be a non-negative number of "
+                      "bytes, got ",
+                      s);
     cfg.shared_mem = static_cast<unsigned>(s);
   }
   if (!PyTuple_Check(kargs) && !PyList_Check(kargs)) {
@@ -446,9 +485,8 @@ PyObject* raw_kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
                                     ? detail::str("<", k.params[i].size, " bytes>")
                                     : k.params[i].type.spelling);
     }
-    throw TypeError(detail::str("kernel '", k.name, "' takes ", k.params.size(),
-                                " argument", k.params.size() == 1 ? "" : "s", " (", sig,
-                                "), got ", n));
+    throw TypeError(detail::str("kernel '", k.name, "' takes ", k.params.size(), " argument",
+                                k.params.size() == 1 ? "" : "s", " (", sig, "), got ", n));
   }
   alignas(16) char small[512];
   std::vector<char> big;
@@ -497,8 +535,10 @@ std::vector<Scalar> extras_arg(py::handle seq) {
     } else if (is_scalar_like(v) && !is_tensor(v)) {
       out.push_back(scalar_arg(v, "jiterator", "keyword argument"));
     } else {
-      throw TypeError(detail::str("jiterator keyword arguments must be Python numbers (bool, "
-                                  "int or float), got ", type_name(v)));
+      throw TypeError(
+          detail::str("jiterator keyword arguments must be Python numbers (bool, "
+                      "int or float), got ",
+                      type_name(v)));
     }
   }
   return out;
@@ -512,8 +552,8 @@ py::object run_jit(ops::jit::JitFunction& f, py::handle inputs, py::handle extra
     } else if (is_scalar_like(v)) {
       ops_in.emplace_back(scalar_arg(v, "jiterator", "input"));
     } else {
-      throw TypeError(detail::str("jiterator inputs must be tensors or numbers, got ",
-                                  type_name(v)));
+      throw TypeError(
+          detail::str("jiterator inputs must be tensors or numbers, got ", type_name(v)));
     }
   }
   ops::jit::JitPlan plan = f.plan(std::move(ops_in), extras_arg(extras));
@@ -545,7 +585,8 @@ py::dict attributes_dict(const ops::jit::KernelAttributes& a) {
 }  // namespace
 
 void bind_jit(py::module_& cuda) {
-  py::class_<JitModuleObj, std::shared_ptr<JitModuleObj>>(cuda, "_JitModule",
+  py::class_<JitModuleObj, std::shared_ptr<JitModuleObj>>(
+      cuda, "_JitModule",
       "A CUDA C++ source (or a compiled file) and its modules, one per GPU architecture; "
       "compiled on first use. Wrapped by ember.cuda.RawModule.")
       .def(py::init([](py::object code, py::object path, std::vector<std::string> options,
@@ -580,7 +621,8 @@ void bind_jit(py::module_& cuda) {
         return m.log;
       });
 
-  py::class_<RawKernelObj> kernel(cuda, "_RawKernel",
+  py::class_<RawKernelObj> kernel(
+      cuda, "_RawKernel",
       "A __global__ function of a _JitModule, launched by calling it: "
       "kern(grid, block, args, shared_mem=0, stream=None). Wrapped by ember.cuda.RawKernel.");
   kernel
@@ -606,7 +648,9 @@ void bind_jit(py::module_& cuda) {
       .def_property(
           "max_dynamic_shared_size_bytes",
           [](RawKernelObj& k) {
-            return current_kernel(k).attributes(cuda::current_device()).max_dynamic_shared_size_bytes;
+            return current_kernel(k)
+                .attributes(cuda::current_device())
+                .max_dynamic_shared_size_bytes;
           },
           [](RawKernelObj& k, int bytes) {
             current_kernel(k).set_max_dynamic_shared_size(cuda::current_device(), bytes);
@@ -619,8 +663,8 @@ void bind_jit(py::module_& cuda) {
             current_kernel(k);
             py::list out;
             for (const Param& p : k.params) {
-              out.append(py::make_tuple(ops::jit::param_kind_name(p.type.kind),
-                                        p.type.spelling, p.size));
+              out.append(
+                  py::make_tuple(ops::jit::param_kind_name(p.type.kind), p.type.spelling, p.size));
             }
             return out;
           },

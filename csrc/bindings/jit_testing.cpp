@@ -37,8 +37,9 @@ const char* status_name(DiskCache::Status s) {
 
 #if EMBER_WITH_CUDA
 const char* origin_name(ops::jit::Origin o) {
-  return o == ops::jit::Origin::Memory ? "memory" : o == ops::jit::Origin::Disk ? "disk"
-                                                                               : "compiled";
+  return o == ops::jit::Origin::Memory ? "memory"
+         : o == ops::jit::Origin::Disk ? "disk"
+                                       : "compiled";
 }
 #endif
 
@@ -48,7 +49,8 @@ void bind_jit_testing(py::module_& m) {
   py::module_ t = m.def_submodule("_jit_testing", "runtime compilation's testing hooks");
   t.def("sha256", [](py::bytes b) { return hex(sha256(std::string(b))); });
   t.def(
-      "cache_path", [](const std::string& dir, const std::string& key) {
+      "cache_path",
+      [](const std::string& dir, const std::string& key) {
         return DiskCache(dir).path(key_of(key));
       },
       py::arg("dir"), py::arg("key"), "Where the entry of key material `key` lives.");
@@ -69,13 +71,13 @@ void bind_jit_testing(py::module_& m) {
           py::gil_scoped_release nogil;
           r = DiskCache(dir).load(key_of(key));
         }
-        py::object payload = r.status == DiskCache::Status::Hit
-                                 ? py::object(py::bytes(r.payload))
-                                 : py::object(py::none());
+        py::object payload = r.status == DiskCache::Status::Hit ? py::object(py::bytes(r.payload))
+                                                                : py::object(py::none());
         return py::make_tuple(status_name(r.status), payload, r.reason);
       },
       py::arg("dir"), py::arg("key"), "(status 'hit'/'miss'/'corrupt', payload or None, reason).");
-  t.def("cache_root", &cache_root, "$EMBER_CACHE_DIR, else $XDG_CACHE_HOME/ember, else ~/.cache/ember.");
+  t.def("cache_root", &cache_root,
+        "$EMBER_CACHE_DIR, else $XDG_CACHE_HOME/ember, else ~/.cache/ember.");
   t.def(
       "parse_kernel_params",
       [](const std::string& source, const std::string& name) -> py::object {
@@ -117,7 +119,8 @@ void bind_jit_testing(py::module_& m) {
         d["key"] = hex(r.binary->key);
         return d;
       },
-      py::arg("code"), py::arg("file_name") = "kernel.cu", py::arg("options") = std::vector<std::string>{},
+      py::arg("code"), py::arg("file_name") = "kernel.cu",
+      py::arg("options") = std::vector<std::string>{},
       py::arg("name_expressions") = std::vector<std::string>{}, py::arg("sm") = 90,
       py::arg("cache_dir") = "", py::arg("use_memory") = true,
       "compile_or_load for compute capability `sm` without a GPU: a dict with origin "
@@ -164,8 +167,8 @@ void bind_jit_testing(py::module_& m) {
         const int device = cuda::current_device();
         const cuda::DeviceProperties& p = cuda::get_device_properties(device);
         ops::jit::Source src{kEmpty, "ember_empty.cu", {}, {}};
-        auto module = ops::jit::Module::load(
-            ops::jit::compile_or_load(src, p.major * 10 + p.minor).binary);
+        auto module =
+            ops::jit::Module::load(ops::jit::compile_or_load(src, p.major * 10 + p.minor).binary);
         ops::jit::Kernel& k = module->kernel("ember_empty");
         const cuda::StreamView s = cuda::current_stream(device);
         cuda::ensure_driver_context(device);

@@ -113,12 +113,12 @@ bool DiskCache::store(const Digest& key, std::string_view payload) const {
   const Digest sum = sha256(payload);
   std::memcpy(header + 56, sum.data(), 32);
 
-  const std::string temp = detail::str(final_path, ".tmp.", static_cast<long long>(::getpid()),
-                                       ".", g_temp_counter.fetch_add(1));
+  const std::string temp = detail::str(final_path, ".tmp.", static_cast<long long>(::getpid()), ".",
+                                       g_temp_counter.fetch_add(1));
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return false;
-  const bool ok = write_all(fd, header, kHeaderSize) &&
-                  write_all(fd, payload.data(), payload.size());
+  const bool ok =
+      write_all(fd, header, kHeaderSize) && write_all(fd, payload.data(), payload.size());
   if (::close(fd) != 0 || !ok || ::rename(temp.c_str(), final_path.c_str()) != 0) {
     ::unlink(temp.c_str());
     return false;

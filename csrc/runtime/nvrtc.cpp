@@ -103,9 +103,8 @@ const NvrtcApi& nvrtc_api() {
         "ldconfig."));
   }
   if (!l.missing.empty()) {
-    throw Error(detail::str("the NVRTC library ember opened (", l.api.path, ") lacks ",
-                            l.missing, ": install the NVRTC of CUDA ",
-                            EMBER_STR(EMBER_NVRTC_MAJOR), "."));
+    throw Error(detail::str("the NVRTC library ember opened (", l.api.path, ") lacks ", l.missing,
+                            ": install the NVRTC of CUDA ", EMBER_STR(EMBER_NVRTC_MAJOR), "."));
   }
   g_loaded.store(true, std::memory_order_release);
   return l.api;
@@ -147,9 +146,8 @@ Compiled compile(const std::string& source, const std::string& file_name,
   out.log = program_log(api, p.prog);
   const std::string arch = arch_of(options);
   if (status == NVRTC_ERROR_COMPILATION) {
-    throw CompileError(detail::str("NVRTC could not compile ", file_name, " for ", arch, ":\n",
-                                   out.log),
-                       out.log);
+    throw CompileError(
+        detail::str("NVRTC could not compile ", file_name, " for ", arch, ":\n", out.log), out.log);
   }
   if (status == NVRTC_ERROR_INVALID_OPTION) {
     std::string joined;

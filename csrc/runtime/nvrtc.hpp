@@ -55,7 +55,7 @@ std::vector<int> supported_archs();
 struct Compiled {
   std::string binary;  // cubin, or PTX text when `is_ptx`
   bool is_ptx = false;
-  std::string log;     // warnings (empty when there are none)
+  std::string log;  // warnings (empty when there are none)
   // (name expression, lowered name) for each name expression asked for.
   std::vector<std::pair<std::string, std::string>> lowered;
 };

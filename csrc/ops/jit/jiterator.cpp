@@ -38,16 +38,26 @@ static_assert(kMaxIterDims == 25, "jiterator.cuh's kMaxDims must equal kMaxIterD
 // The element type the generated code names for a dtype.
 const char* device_type_name(ScalarType t) {
   switch (t) {
-    case ScalarType::Bool: return "bool";
-    case ScalarType::UInt8: return "unsigned char";
-    case ScalarType::Int8: return "signed char";
-    case ScalarType::Int16: return "short";
-    case ScalarType::Int32: return "int";
-    case ScalarType::Int64: return "long long";
-    case ScalarType::Float16: return "ember::Half";
-    case ScalarType::BFloat16: return "ember::BFloat16";
-    case ScalarType::Float32: return "float";
-    case ScalarType::Float64: return "double";
+    case ScalarType::Bool:
+      return "bool";
+    case ScalarType::UInt8:
+      return "unsigned char";
+    case ScalarType::Int8:
+      return "signed char";
+    case ScalarType::Int16:
+      return "short";
+    case ScalarType::Int32:
+      return "int";
+    case ScalarType::Int64:
+      return "long long";
+    case ScalarType::Float16:
+      return "ember::Half";
+    case ScalarType::BFloat16:
+      return "ember::BFloat16";
+    case ScalarType::Float32:
+      return "float";
+    case ScalarType::Float64:
+      return "double";
   }
   return "float";
 }
@@ -98,8 +108,8 @@ std::string body(const std::string& name, int nout, const JitVariantKey& key, At
     } else {
       const char* st = device_type_name(key.input_dtypes[i]);
       s += detail::str("    const ember_jit_c ", a,
-                       " = ember::jit::convert<ember_jit_c>(*reinterpret_cast<const ",
-                       st, "*>(", at(operand++), "));\n");
+                       " = ember::jit::convert<ember_jit_c>(*reinterpret_cast<const ", st, "*>(",
+                       at(operand++), "));\n");
     }
     args += (args.empty() ? "" : ", ") + a;
   }
@@ -107,9 +117,9 @@ std::string body(const std::string& name, int nout, const JitVariantKey& key, At
     args += (args.empty() ? "" : ", ") + detail::str("e", j);
   }
   if (nout == 1) {
-    s += detail::str("    *reinterpret_cast<ember_jit_s*>(", at(0),
-                     ") = ember::jit::convert<ember_jit_s>(", name, "<ember_jit_c>(", args,
-                     "));\n");
+    s +=
+        detail::str("    *reinterpret_cast<ember_jit_s*>(", at(0),
+                    ") = ember::jit::convert<ember_jit_s>(", name, "<ember_jit_c>(", args, "));\n");
   } else {
     s += "    ember_jit_c";
     for (int k = 0; k < nout; ++k) s += detail::str(k ? ", r" : " r", k);
@@ -129,14 +139,22 @@ std::string body(const std::string& name, int nout, const JitVariantKey& key, At
 Shape strides_for(const Shape& shape, const std::vector<Operand>& in) {
   const Operand* p = in.data();
   switch (in.size()) {
-    case 1: return output_strides(shape, {p});
-    case 2: return output_strides(shape, {p, p + 1});
-    case 3: return output_strides(shape, {p, p + 1, p + 2});
-    case 4: return output_strides(shape, {p, p + 1, p + 2, p + 3});
-    case 5: return output_strides(shape, {p, p + 1, p + 2, p + 3, p + 4});
-    case 6: return output_strides(shape, {p, p + 1, p + 2, p + 3, p + 4, p + 5});
-    case 7: return output_strides(shape, {p, p + 1, p + 2, p + 3, p + 4, p + 5, p + 6});
-    default: return output_strides(shape, {p, p + 1, p + 2, p + 3, p + 4, p + 5, p + 6, p + 7});
+    case 1:
+      return output_strides(shape, {p});
+    case 2:
+      return output_strides(shape, {p, p + 1});
+    case 3:
+      return output_strides(shape, {p, p + 1, p + 2});
+    case 4:
+      return output_strides(shape, {p, p + 1, p + 2, p + 3});
+    case 5:
+      return output_strides(shape, {p, p + 1, p + 2, p + 3, p + 4});
+    case 6:
+      return output_strides(shape, {p, p + 1, p + 2, p + 3, p + 4, p + 5});
+    case 7:
+      return output_strides(shape, {p, p + 1, p + 2, p + 3, p + 4, p + 5, p + 6});
+    default:
+      return output_strides(shape, {p, p + 1, p + 2, p + 3, p + 4, p + 5, p + 6, p + 7});
   }
 }
 
@@ -189,7 +207,8 @@ std::string jiterator_source(const std::string& code, const std::string& name, i
   s += detail::str("typedef ", device_type_name(compute_dtype_of(key.common)), " ember_jit_c;\n");
   s += detail::str("constexpr int kOperands = ", ntensor, ";\n");
   s += "extern \"C\" __global__ void ember_jiterator_flat(long long n, "
-       "ember::jit::Layout<kOperands> L" + params + ") {\n";
+       "ember::jit::Layout<kOperands> L" +
+       params + ") {\n";
   s += "  const long long step = (long long)gridDim.x * blockDim.x;\n";
   s += "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) "
        "{\n";
@@ -206,7 +225,8 @@ std::string jiterator_source(const std::string& code, const std::string& name, i
   });
   s += "  }\n}\n";
   s += "extern \"C\" __global__ void ember_jiterator_strided(long long n, "
-       "ember::jit::Layout<kOperands> L" + params + ") {\n";
+       "ember::jit::Layout<kOperands> L" +
+       params + ") {\n";
   s += "  const long long step = (long long)gridDim.x * blockDim.x;\n";
   s += "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) "
        "{\n";
@@ -220,8 +240,7 @@ std::string jiterator_source(const std::string& code, const std::string& name, i
 JitFunction::JitFunction(std::string code, std::string name, int num_outputs)
     : code_(std::move(code)), name_(std::move(name)), num_outputs_(num_outputs) {
   EMBER_CHECK_VALUE(num_outputs >= 1 && num_outputs <= kMaxJitOutputs,
-                    "the jiterator supports 1 to ", kMaxJitOutputs, " outputs, got ",
-                    num_outputs);
+                    "the jiterator supports 1 to ", kMaxJitOutputs, " outputs, got ", num_outputs);
 }
 
 JitPlan JitFunction::plan(std::vector<Operand> inputs, std::vector<Scalar> extras) const {

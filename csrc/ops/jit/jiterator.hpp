@@ -51,7 +51,7 @@ class Kernel;
 struct JitVariantKey {
   ScalarType common = ScalarType::Float32;
   std::vector<ScalarType> input_dtypes;
-  std::vector<bool> by_value;           // inputs passed as kernel arguments
+  std::vector<bool> by_value;  // inputs passed as kernel arguments
   std::vector<Scalar::Kind> extra_kinds;
   std::string str() const;
   bool operator==(const JitVariantKey& o) const;

@@ -87,7 +87,8 @@ std::string target_for(int sm) {
     throw Error(detail::str("NVRTC ", nvrtc::nvrtc_version() / 1000, ".",
                             nvrtc::nvrtc_version() % 1000 / 10,
                             " cannot compile for compute capability ", sm / 10, ".", sm % 10,
-                            " (it knows ", archs.empty() ? 0 : archs.front(), " and newer): "
+                            " (it knows ", archs.empty() ? 0 : archs.front(),
+                            " and newer): "
                             "install the NVRTC of an older CUDA toolkit."));
   }
   return detail::str("compute_", best);  // PTX: the driver compiles it for this GPU
@@ -215,8 +216,8 @@ Lookup compile_or_load(const Source& src, int sm, const std::string& cache_dir, 
   } else {
     if (loaded.status != DiskCache::Status::Miss) {
       ++g_refused;
-      r.refused = loaded.status == DiskCache::Status::Corrupt ? loaded.reason
-                                                              : "not a compiled kernel";
+      r.refused =
+          loaded.status == DiskCache::Status::Corrupt ? loaded.reason : "not a compiled kernel";
     }
     const std::vector<std::string> opts = full_options(src, sm);
     nvrtc::Compiled c = nvrtc::compile(src.code, src.file_name, opts, src.name_expressions);

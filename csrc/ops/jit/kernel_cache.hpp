@@ -46,7 +46,7 @@ struct Binary {
   std::string target;  // "sm_90" or "compute_90"
   std::string image;   // cubin, or PTX text
   bool is_ptx = false;
-  std::string log;     // NVRTC's warnings
+  std::string log;                                           // NVRTC's warnings
   std::vector<std::pair<std::string, std::string>> lowered;  // (expression, lowered name)
   Digest key{};
 };

@@ -146,8 +146,8 @@ bool is_qualifier(const std::string& t) {
 }
 
 bool is_builtin_word(const std::string& t) {
-  return t == "bool" || t == "char" || t == "short" || t == "int" || t == "long" ||
-         t == "signed" || t == "unsigned" || t == "float" || t == "double";
+  return t == "bool" || t == "char" || t == "short" || t == "int" || t == "long" || t == "signed" ||
+         t == "unsigned" || t == "float" || t == "double";
 }
 
 ParamType classify(std::vector<std::string> toks) {
@@ -220,42 +220,63 @@ void split_name_expression(const std::string& expr, std::string* base,
 
 size_t param_kind_size(ParamKind k) {
   switch (k) {
-    case ParamKind::Pointer: return 8;
+    case ParamKind::Pointer:
+      return 8;
     case ParamKind::Bool:
     case ParamKind::Int8:
-    case ParamKind::UInt8: return 1;
+    case ParamKind::UInt8:
+      return 1;
     case ParamKind::Int16:
     case ParamKind::UInt16:
     case ParamKind::Float16:
-    case ParamKind::BFloat16: return 2;
+    case ParamKind::BFloat16:
+      return 2;
     case ParamKind::Int32:
     case ParamKind::UInt32:
-    case ParamKind::Float32: return 4;
+    case ParamKind::Float32:
+      return 4;
     case ParamKind::Int64:
     case ParamKind::UInt64:
-    case ParamKind::Float64: return 8;
-    case ParamKind::Opaque: return 0;
+    case ParamKind::Float64:
+      return 8;
+    case ParamKind::Opaque:
+      return 0;
   }
   return 0;
 }
 
 const char* param_kind_name(ParamKind k) {
   switch (k) {
-    case ParamKind::Pointer: return "pointer";
-    case ParamKind::Bool: return "bool";
-    case ParamKind::Int8: return "int8";
-    case ParamKind::UInt8: return "uint8";
-    case ParamKind::Int16: return "int16";
-    case ParamKind::UInt16: return "uint16";
-    case ParamKind::Int32: return "int32";
-    case ParamKind::UInt32: return "uint32";
-    case ParamKind::Int64: return "int64";
-    case ParamKind::UInt64: return "uint64";
-    case ParamKind::Float16: return "float16";
-    case ParamKind::BFloat16: return "bfloat16";
-    case ParamKind::Float32: return "float32";
-    case ParamKind::Float64: return "float64";
-    case ParamKind::Opaque: return "opaque";
+    case ParamKind::Pointer:
+      return "pointer";
+    case ParamKind::Bool:
+      return "bool";
+    case ParamKind::Int8:
+      return "int8";
+    case ParamKind::UInt8:
+      return "uint8";
+    case ParamKind::Int16:
+      return "int16";
+    case ParamKind::UInt16:
+      return "uint16";
+    case ParamKind::Int32:
+      return "int32";
+    case ParamKind::UInt32:
+      return "uint32";
+    case ParamKind::Int64:
+      return "int64";
+    case ParamKind::UInt64:
+      return "uint64";
+    case ParamKind::Float16:
+      return "float16";
+    case ParamKind::BFloat16:
+      return "bfloat16";
+    case ParamKind::Float32:
+      return "float32";
+    case ParamKind::Float64:
+      return "float64";
+    case ParamKind::Opaque:
+      return "opaque";
   }
   return "opaque";
 }

@@ -84,8 +84,8 @@ void Kernel::launch(const LaunchConfig& cfg, cuda::StreamView stream, void** arg
   const unsigned* g = cfg.grid;
   const unsigned* b = cfg.block;
   EMBER_CHECK_VALUE(g[0] >= 1 && g[1] >= 1 && g[2] >= 1 && b[0] >= 1 && b[1] >= 1 && b[2] >= 1,
-                    "kernel '", name_, "': grid ", dims(cfg.grid), " and block ",
-                    dims(cfg.block), " must be positive in every dimension");
+                    "kernel '", name_, "': grid ", dims(cfg.grid), " and block ", dims(cfg.block),
+                    " must be positive in every dimension");
   EMBER_CHECK_VALUE(g[0] <= 0x7FFFFFFFu && g[1] <= 65535 && g[2] <= 65535, "kernel '", name_,
                     "': grid ", dims(cfg.grid),
                     " exceeds the limits (2147483647, 65535, 65535): launch fewer blocks or "
@@ -93,16 +93,16 @@ void Kernel::launch(const LaunchConfig& cfg, cuda::StreamView stream, void** arg
   EMBER_CHECK_VALUE(b[0] <= 1024 && b[1] <= 1024 && b[2] <= 64, "kernel '", name_, "': block ",
                     dims(cfg.block), " exceeds the limits (1024, 1024, 64)");
   const unsigned long long threads = 1ull * b[0] * b[1] * b[2];
-  EMBER_CHECK_VALUE(threads <= static_cast<unsigned long long>(a.max_threads_per_block),
-                    "kernel '", name_, "' was launched with ", threads,
-                    " threads per block (block ", dims(cfg.block), "), more than the ",
-                    a.max_threads_per_block, " it can run on device ", device, " (it uses ",
-                    a.num_regs, " registers per thread): launch fewer threads per block");
+  EMBER_CHECK_VALUE(threads <= static_cast<unsigned long long>(a.max_threads_per_block), "kernel '",
+                    name_, "' was launched with ", threads, " threads per block (block ",
+                    dims(cfg.block), "), more than the ", a.max_threads_per_block,
+                    " it can run on device ", device, " (it uses ", a.num_regs,
+                    " registers per thread): launch fewer threads per block");
   if (cfg.shared_mem > static_cast<unsigned>(a.max_dynamic_shared_size_bytes)) {
     throw ValueError(detail::str(
         "kernel '", name_, "' was launched with shared_mem=", cfg.shared_mem,
-        " bytes of dynamic shared memory, more than its limit of ",
-        a.max_dynamic_shared_size_bytes, " bytes: ",
+        " bytes of dynamic shared memory, more than its limit of ", a.max_dynamic_shared_size_bytes,
+        " bytes: ",
         cfg.shared_mem <= static_cast<unsigned>(a.optin_shared_limit)
             ? detail::str("raise the limit first with kernel.max_dynamic_shared_size_bytes = ",
                           cfg.shared_mem)
@@ -124,8 +124,8 @@ std::shared_ptr<Module> Module::load(std::shared_ptr<const Binary> binary) {
   const cuda::DriverApi& api = cuda::driver_api();
   cuda::ensure_driver_context(cuda::current_device());
   CUlibrary lib = nullptr;
-  EMBER_CU_CHECK(api.cuLibraryLoadData(&lib, binary->image.data(), nullptr, nullptr, 0, nullptr,
-                                       nullptr, 0));
+  EMBER_CU_CHECK(
+      api.cuLibraryLoadData(&lib, binary->image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   slot.reset(new Module(std::move(binary), lib));
   return slot;
 }
@@ -141,12 +141,11 @@ Kernel& Module::kernel(const std::string& name) {
   CUkernel k = nullptr;
   const CUresult r = cuda::driver_api().cuLibraryGetKernel(&k, lib_, symbol.c_str());
   if (r == CUDA_ERROR_NOT_FOUND) {
-    throw CudaError(
-        detail::str("the compiled module has no kernel named '", name,
-                    "': declare it extern \"C\" __global__, or pass its C++ name in "
-                    "name_expressions (e.g. name_expressions=['", name,
-                    "<float>']) and ask for that expression"),
-        static_cast<int>(r), "CUDA_ERROR_NOT_FOUND");
+    throw CudaError(detail::str("the compiled module has no kernel named '", name,
+                                "': declare it extern \"C\" __global__, or pass its C++ name in "
+                                "name_expressions (e.g. name_expressions=['",
+                                name, "<float>']) and ask for that expression"),
+                    static_cast<int>(r), "CUDA_ERROR_NOT_FOUND");
   }
   EMBER_CU_CHECK(r);
   auto& slot = kernels_[name];

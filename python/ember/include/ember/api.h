@@ -6,10 +6,10 @@
 // module, shared by all its translation units (.cpp and .cu alike).
 #pragma once
 
+#include <dlfcn.h>
+
 #include "ember/c_api.h"
 #include "ember/errors.h"
-
-#include <dlfcn.h>
 
 namespace ember {
 namespace detail {
@@ -29,7 +29,8 @@ Fn python_function(const char* name) {
 inline const EmberCApi* load_api() {
   static const auto ensure = python_function<int (*)()>("PyGILState_Ensure");
   static const auto release = python_function<void (*)(int)>("PyGILState_Release");
-  static const auto capsule_import = python_function<void* (*)(const char*, int)>("PyCapsule_Import");
+  static const auto capsule_import =
+      python_function<void* (*)(const char*, int)>("PyCapsule_Import");
   static const auto clear = python_function<void (*)()>("PyErr_Clear");
   const int gil = ensure();
   auto* table = static_cast<const EmberCApi*>(capsule_import(EMBER_C_API_CAPSULE, 0));
@@ -40,9 +41,9 @@ inline const EmberCApi* load_api() {
                 "): import ember first, and check that ember is installed in this Python");
   }
   if (table->version != EMBER_C_API_VERSION) {
-    throw Error(cat("this extension was built against ember's C API version ",
-                    EMBER_C_API_VERSION, " but the installed ember (", table->ember_version,
-                    ") provides version ", table->version, ": rebuild the extension"));
+    throw Error(cat("this extension was built against ember's C API version ", EMBER_C_API_VERSION,
+                    " but the installed ember (", table->ember_version, ") provides version ",
+                    table->version, ": rebuild the extension"));
   }
   if (table->size < sizeof(EmberCApi)) {
     throw Error(cat("this extension was built against a newer ember than the installed ",

@@ -47,8 +47,10 @@ class DeviceGuard {
   explicit DeviceGuard(int device) {
     if (device < 0) return;
     prev_ = current_device();
-    if (prev_ != device) set_device(device);
-    else prev_ = -1;
+    if (prev_ != device)
+      set_device(device);
+    else
+      prev_ = -1;
   }
   ~DeviceGuard() {
     if (prev_ >= 0) (void)api().set_device(prev_);
@@ -66,13 +68,12 @@ class DeviceGuard {
 #ifdef EMBER_HAS_CUDA_RUNTIME
 // Throws ember::CudaError (ember.cuda.CudaError in Python) when a CUDA
 // runtime call fails, naming the call and the error.
-#define EMBER_CUDA_CHECK(expr)                                                             \
-  do {                                                                                     \
-    const cudaError_t ember_err_ = (expr);                                                 \
-    if (ember_err_ != cudaSuccess)                                                         \
-      throw ::ember::CudaError(::ember::detail::cat("CUDA error: ",                        \
-                                                    cudaGetErrorName(ember_err_), " (",    \
-                                                    cudaGetErrorString(ember_err_),        \
-                                                    ") in ", #expr));                      \
+#define EMBER_CUDA_CHECK(expr)                                                                     \
+  do {                                                                                             \
+    const cudaError_t ember_err_ = (expr);                                                         \
+    if (ember_err_ != cudaSuccess)                                                                 \
+      throw ::ember::CudaError(::ember::detail::cat("CUDA error: ", cudaGetErrorName(ember_err_),  \
+                                                    " (", cudaGetErrorString(ember_err_), ") in ", \
+                                                    #expr));                                       \
   } while (0)
 #endif

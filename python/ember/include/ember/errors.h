@@ -70,31 +70,37 @@ std::string cat(const Args&... args) {
 // Throws the exception of an EmberStatus with `message`.
 [[noreturn]] inline void throw_status(int status, const std::string& message) {
   switch (status) {
-    case EMBER_ERROR_VALUE: throw ValueError(message);
-    case EMBER_ERROR_TYPE: throw TypeError(message);
-    case EMBER_ERROR_INDEX: throw IndexError(message);
-    case EMBER_ERROR_CUDA: throw CudaError(message);
-    case EMBER_ERROR_OUT_OF_MEMORY: throw OutOfMemoryError(message);
-    default: throw Error(message);
+    case EMBER_ERROR_VALUE:
+      throw ValueError(message);
+    case EMBER_ERROR_TYPE:
+      throw TypeError(message);
+    case EMBER_ERROR_INDEX:
+      throw IndexError(message);
+    case EMBER_ERROR_CUDA:
+      throw CudaError(message);
+    case EMBER_ERROR_OUT_OF_MEMORY:
+      throw OutOfMemoryError(message);
+    default:
+      throw Error(message);
   }
 }
 
 }  // namespace detail
 }  // namespace ember
 
-#define EMBER_CHECK(cond, ...) \
-  do {                         \
+#define EMBER_CHECK(cond, ...)                                            \
+  do {                                                                    \
     if (!(cond)) throw ::ember::Error(::ember::detail::cat(__VA_ARGS__)); \
   } while (0)
-#define EMBER_CHECK_VALUE(cond, ...) \
-  do {                               \
+#define EMBER_CHECK_VALUE(cond, ...)                                           \
+  do {                                                                         \
     if (!(cond)) throw ::ember::ValueError(::ember::detail::cat(__VA_ARGS__)); \
   } while (0)
-#define EMBER_CHECK_TYPE(cond, ...) \
-  do {                              \
+#define EMBER_CHECK_TYPE(cond, ...)                                           \
+  do {                                                                        \
     if (!(cond)) throw ::ember::TypeError(::ember::detail::cat(__VA_ARGS__)); \
   } while (0)
-#define EMBER_CHECK_INDEX(cond, ...) \
-  do {                               \
+#define EMBER_CHECK_INDEX(cond, ...)                                           \
+  do {                                                                         \
     if (!(cond)) throw ::ember::IndexError(::ember::detail::cat(__VA_ARGS__)); \
   } while (0)

@@ -34,28 +34,59 @@ enum class Dtype : int32_t {
 };
 constexpr Dtype kBool = Dtype::Bool, kUInt8 = Dtype::UInt8, kInt8 = Dtype::Int8,
                 kInt16 = Dtype::Int16, kInt32 = Dtype::Int32, kInt64 = Dtype::Int64,
-                kFloat16 = Dtype::Float16, kBFloat16 = Dtype::BFloat16,
-                kFloat32 = Dtype::Float32, kFloat64 = Dtype::Float64;
+                kFloat16 = Dtype::Float16, kBFloat16 = Dtype::BFloat16, kFloat32 = Dtype::Float32,
+                kFloat64 = Dtype::Float64;
 
 inline const char* dtype_name(Dtype d) {
-  static const char* names[] = {"bool",    "uint8",    "int8",    "int16",  "int32",
-                                "int64",   "float16",  "bfloat16", "float32", "float64"};
+  static const char* names[] = {"bool",  "uint8",   "int8",     "int16",   "int32",
+                                "int64", "float16", "bfloat16", "float32", "float64"};
   const int i = static_cast<int>(d);
   return i >= 0 && i < 10 ? names[i] : "unknown";
 }
 
 // The Dtype of a C++ element type (float -> kFloat32, ember::Half -> kFloat16).
-template <typename T> struct dtype_of;
-template <> struct dtype_of<bool> { static constexpr Dtype value = kBool; };
-template <> struct dtype_of<uint8_t> { static constexpr Dtype value = kUInt8; };
-template <> struct dtype_of<int8_t> { static constexpr Dtype value = kInt8; };
-template <> struct dtype_of<int16_t> { static constexpr Dtype value = kInt16; };
-template <> struct dtype_of<int32_t> { static constexpr Dtype value = kInt32; };
-template <> struct dtype_of<int64_t> { static constexpr Dtype value = kInt64; };
-template <> struct dtype_of<Half> { static constexpr Dtype value = kFloat16; };
-template <> struct dtype_of<BFloat16> { static constexpr Dtype value = kBFloat16; };
-template <> struct dtype_of<float> { static constexpr Dtype value = kFloat32; };
-template <> struct dtype_of<double> { static constexpr Dtype value = kFloat64; };
+template <typename T>
+struct dtype_of;
+template <>
+struct dtype_of<bool> {
+  static constexpr Dtype value = kBool;
+};
+template <>
+struct dtype_of<uint8_t> {
+  static constexpr Dtype value = kUInt8;
+};
+template <>
+struct dtype_of<int8_t> {
+  static constexpr Dtype value = kInt8;
+};
+template <>
+struct dtype_of<int16_t> {
+  static constexpr Dtype value = kInt16;
+};
+template <>
+struct dtype_of<int32_t> {
+  static constexpr Dtype value = kInt32;
+};
+template <>
+struct dtype_of<int64_t> {
+  static constexpr Dtype value = kInt64;
+};
+template <>
+struct dtype_of<Half> {
+  static constexpr Dtype value = kFloat16;
+};
+template <>
+struct dtype_of<BFloat16> {
+  static constexpr Dtype value = kBFloat16;
+};
+template <>
+struct dtype_of<float> {
+  static constexpr Dtype value = kFloat32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr Dtype value = kFloat64;
+};
 
 struct Device {
   EmberDeviceType type = EMBER_CPU;
@@ -119,8 +150,10 @@ class Tensor {
   }
   int64_t wrap(int64_t d) const {
     const int64_t n = info_.ndim;
-    EMBER_CHECK_INDEX(d >= -n && d < (n == 0 ? 1 : n), "Dimension out of range (expected to be "
-                      "in range of [", -n, ", ", n - 1, "], but got ", d, ")");
+    EMBER_CHECK_INDEX(d >= -n && d < (n == 0 ? 1 : n),
+                      "Dimension out of range (expected to be "
+                      "in range of [",
+                      -n, ", ", n - 1, "], but got ", d, ")");
     return d < 0 ? d + n : d;
   }
   EmberTensor* h_ = nullptr;
