@@ -158,6 +158,13 @@ Shape strides_for(const Shape& shape, const std::vector<Operand>& in) {
   }
 }
 
+// How many inputs travel by value (kernel arguments of their own).
+int slot_count(const JitVariantKey& key) {
+  int n = 0;
+  for (bool v : key.by_value) n += v ? 1 : 0;
+  return n;
+}
+
 void fast_divmod(uint32_t d, unsigned* magic, unsigned* shift) {
   unsigned sh = 0;
   while (sh < 32 && (uint64_t(1) << sh) < d) ++sh;
@@ -383,6 +390,14 @@ void JitFunction::run(const JitPlan& p) {
   }
   std::memcpy(rows + size_t(n) * sizeof(long long) * kMaxIterDims, data, size_t(n) * sizeof(char*));
 
+  Kernel* kernel = flat ? v->flat : v->strided;
+  EMBER_CHECK(kernel->param_sizes().size() == 2 + p.extras.size() + size_t(slot_count(p.key)) &&
+                  kernel->param_sizes()[1] == packed.size(),
+              "jiterator: the compiled kernel's parameters (", kernel->param_sizes().size(),
+              ", layout of ", kernel->param_sizes().size() > 1 ? kernel->param_sizes()[1] : 0,
+              " bytes) differ from what ember packs (layout of ", packed.size(),
+              " bytes): please report this to ember");
+
   // Kernel arguments: n, the layout, the by-value inputs, the extras.
   long long numel = it.numel;
   char values[kMaxJitInputs + 16][8] = {};
@@ -409,7 +424,7 @@ void JitFunction::run(const JitPlan& p) {
   LaunchConfig cfg;
   cfg.grid[0] = static_cast<unsigned>(std::max<int64_t>(blocks, 1));
   cfg.block[0] = kThreads;
-  (flat ? v->flat : v->strided)->launch(cfg, stream, args.data());
+  kernel->launch(cfg, stream, args.data());
 }
 
 }  // namespace ember::ops::jit

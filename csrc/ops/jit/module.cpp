@@ -45,6 +45,10 @@ const KernelAttributes& Kernel::attributes(int device) {
   EMBER_CHECK(device >= 0 && device < kMaxDevices, "device ", device, " out of range");
   if (const KernelAttributes* a = ready_[device].load(std::memory_order_acquire)) return *a;
   std::lock_guard<std::mutex> lock(mutex_);
+  if (attrs_[device]) return *attrs_[device];
+  // Queried in the device's primary context (the kernel is loaded into it).
+  cuda::DeviceGuard guard(device);
+  cuda::ensure_driver_context(device);
   auto a = std::make_unique<KernelAttributes>();
   a->max_threads_per_block =
       kernel_attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, handle_, device);
@@ -72,6 +76,8 @@ void Kernel::set_max_dynamic_shared_size(int device, int bytes) {
                     "': max_dynamic_shared_size_bytes must be in [0, ", a.optin_shared_limit,
                     "] on device ", device, " (the device's opt-in limit less the kernel's ",
                     a.shared_size_bytes, " bytes of static shared memory), got ", bytes);
+  cuda::DeviceGuard guard(device);
+  cuda::ensure_driver_context(device);
   EMBER_CU_CHECK(cuda::driver_api().cuKernelSetAttribute(
       CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes, handle_, device));
   std::lock_guard<std::mutex> lock(mutex_);
