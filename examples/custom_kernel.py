@@ -30,7 +30,7 @@ args = parser.parse_args()
 device = "cuda" if ember.cuda.is_available() else "cpu"
 print(f"using {device}")
 
-SWISH = ember.cuda.RawModule(code=r'''
+SOURCE = (r'''
 extern "C" __global__ void swish_forward(const float* x, float* y, float beta, long long n) {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
@@ -47,6 +47,8 @@ extern "C" __global__ void swish_backward(const float* x, const float* dy, float
   }
 }
 ''')
+# Compiled at the first launch (then cached on disk); made only where a GPU can run it.
+SWISH = ember.cuda.RawModule(code=SOURCE) if device == "cuda" else None
 THREADS = 256
 
 

@@ -7,6 +7,7 @@ kernel, the disk cache in a new process, and load_inline with CUDA sources.
 Run under compute-sanitizer too:
     compute-sanitizer --tool memcheck python -m pytest tests/test_jit_gpu.py -k "not fault"
 """
+import functools
 import json
 import os
 import subprocess
@@ -342,9 +343,9 @@ def test_jiterator_matches_numpy():
     fn = jit._create_jit_fn(ADD, alpha=1.0)
     rng = np.random.default_rng(1)
     a, b = rng.standard_normal(1000, dtype=np.float32), rng.standard_normal(1000, dtype=np.float32)
-    np.testing.assert_allclose(fn(gpu(a), gpu(b)).cpu().numpy(), -a + b, rtol=1e-6)
+    np.testing.assert_allclose(fn(gpu(a), gpu(b)).cpu().numpy(), -a + b, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(fn(gpu(a), gpu(b), alpha=3.14).cpu().numpy(),
-                               -a + np.float32(3.14) * b, rtol=1e-6)
+                               -a + np.float32(3.14) * b, rtol=1e-5, atol=1e-5)  # fma or not
     with pytest.raises(KeyError, match="beta is not declared"):
         fn(gpu(a), gpu(b), beta=1)
 
@@ -355,10 +356,12 @@ def test_jiterator_broadcasting_and_noncontiguous_inputs():
     b = np.random.default_rng(3).standard_normal((48,), dtype=np.float32)
     ag = gpu(a)
     out = fn(ag.t(), gpu(b.reshape(48, 1)))
-    np.testing.assert_allclose(out.cpu().numpy(), -a.T + 2 * b.reshape(48, 1), rtol=1e-6)
+    np.testing.assert_allclose(out.cpu().numpy(), -a.T + 2 * b.reshape(48, 1), rtol=1e-5,
+                               atol=1e-5)
     sl = ag[::2, 5:40:3]
     out = fn(sl, gpu(b)[None, :12])
-    np.testing.assert_allclose(out.cpu().numpy(), -a[::2, 5:40:3] + 2 * b[None, :12], rtol=1e-6)
+    np.testing.assert_allclose(out.cpu().numpy(), -a[::2, 5:40:3] + 2 * b[None, :12], rtol=1e-5,
+                               atol=1e-5)
     assert out.shape == (32, 12) and out.is_contiguous()
 
 
@@ -446,7 +449,11 @@ def test_jiterator_against_torch(torch, dtype):
     got = ours(gpu(a).t().t(), gpu(b), alpha=0.5).cpu().numpy()
     want = theirs(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda(), alpha=0.5).cpu().numpy()
     assert got.dtype == want.dtype
-    np.testing.assert_array_equal(got, want)
+    # Same formula, same compute type (float for float16): equal up to how NVRTC
+    # contracts a * b + c into an fma in each generated kernel.
+    tol = {"float16": 1e-3, "float32": 1e-6, "float64": 1e-12}.get(dtype, 0)
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol,
+                               atol=tol)
 
 
 def test_jiterator_multi_output_against_torch(torch):
@@ -463,7 +470,7 @@ def test_jiterator_multi_output_against_torch(torch):
 
 # ---- autograd through a custom kernel ---------------------------------------------------
 
-CUBE = cuda.RawModule(code=r'''
+CUBE_CODE = (r'''
 extern "C" __global__ void cube(const double* x, double* y, long long n) {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = x[i] * x[i] * x[i];
@@ -474,13 +481,18 @@ extern "C" __global__ void cube_grad(const double* x, const double* dy, double* 
 }''')
 
 
+@functools.lru_cache(maxsize=None)
+def cube_module():
+    return cuda.RawModule(code=CUBE_CODE)
+
+
 class Cube(ember.autograd.Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
         y = ember.empty_like(x)
         n = x.numel()
-        CUBE.get_function("cube")(((n + 127) // 128,), (128,), (x, y, n))
+        cube_module().get_function("cube")(((n + 127) // 128,), (128,), (x, y, n))
         return y
 
     @staticmethod
@@ -488,7 +500,8 @@ class Cube(ember.autograd.Function):
         (x,) = ctx.saved_tensors
         dx = ember.empty_like(x)
         n = x.numel()
-        CUBE.get_function("cube_grad")(((n + 127) // 128,), (128,), (x, dy.contiguous(), dx, n))
+        cube_module().get_function("cube_grad")(((n + 127) // 128,), (128,),
+                                                (x, dy.contiguous(), dx, n))
         return dx
 
 
