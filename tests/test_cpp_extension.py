@@ -233,3 +233,22 @@ def test_load_inline_example_runs(tmp_path):
     assert "axpy_cpu matches NumPy: True" in out.stdout
     if ember.cuda.is_available():
         assert "axpy_cuda matches NumPy: True" in out.stdout
+
+
+def test_a_damaged_cached_module_is_rebuilt(tmp_path):
+    script = textwrap.dedent("""
+        import ember
+        from ember.utils.cpp_extension import load_inline
+        m = load_inline("ember_damaged_ext", "int three() { return 3; }", functions=["three"])
+        print(m.three(), m.__file__)
+    """)
+    env = dict(os.environ, EMBER_EXTENSIONS_DIR=str(tmp_path))
+    first = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert first.returncode == 0, first.stderr
+    value, path = first.stdout.split()
+    assert value == "3"
+    with open(path, "r+b") as f:
+        f.truncate(100)  # what a full disk or a crash mid-copy could leave
+    again = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.split() == ["3", path]

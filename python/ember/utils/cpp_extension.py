@@ -327,9 +327,9 @@ def _jit_compile(name, sources, extra_cflags, extra_cuda_cflags, extra_ldflags,
         except OSError:
             return False
 
-    if not built():
+    def build(force=False):
         with _FileLock(os.path.join(build_dir, "ember_build.lock")):
-            if not built():  # another process may have built it while we waited
+            if force or not built():  # another process may have built it while we waited
                 if verbose:
                     print(f"ember: building extension '{name}' in {build_dir}", flush=True)
                 _compile_and_link(module_name, sources, build_dir, target, with_cuda, cflags,
@@ -337,9 +337,19 @@ def _jit_compile(name, sources, extra_cflags, extra_cuda_cflags, extra_ldflags,
                 with open(stamp + ".tmp", "w") as f:
                     f.write(key)
                 os.replace(stamp + ".tmp", stamp)
+
+    cached = built()
+    if not cached:
+        build()
     elif verbose:
         print(f"ember: extension '{name}' is up to date in {build_dir}", flush=True)
-    module = _import(module_name, target, is_python_module)
+    try:
+        module = _import(module_name, target, is_python_module)
+    except ImportError:
+        if not cached:
+            raise
+        build(force=True)  # a damaged cached module is rebuilt, once
+        module = _import(module_name, target, is_python_module)
     _imported[name][content] = (module_name, module)
     return module
 
