@@ -26,7 +26,10 @@
   the compilers, ember's headers and version, Python's ABI and, with CUDA sources,
   the GPU architectures. Unchanged sources and flags import the built module
   without compiling. Concurrent builders of one extension (processes) take a file
-  lock, and the module is renamed into place only once linked.
+  lock, and the module is renamed into place only once linked. A cached module that
+  no longer imports is rebuilt once. Python imports one extension module per name
+  and process: a changed extension loaded again in the same process is built as
+  ``<name>_v<k>`` (as torch does).
 - A compiler error raises RuntimeError with the compiler's output.
 - CUDA architectures: ``$EMBER_CUDA_ARCH_LIST`` (``"8.0;9.0+PTX"``, torch's
   ``TORCH_CUDA_ARCH_LIST`` syntax), else the current GPU's, else 8.0 and 9.0+PTX.
