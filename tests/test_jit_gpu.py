@@ -120,18 +120,24 @@ def test_raw_module_from_a_cubin_file(tmp_path):
                     str(tmp_path / "k.cu")], check=True)
     k = cuda.RawModule(path=str(tmp_path / "k.cubin")).get_function("saxpy")
     x, y = gpu(np.ones(10, np.float32)), gpu(np.ones(10, np.float32))
-    k((1,), (32,), (2.0, x, y, 10))  # types unknown: sizes decide (8 bytes: a tensor)
+    # A cubin has no source: parameters are known by size only, so the float goes as a
+    # NumPy scalar of the right size; an 8-byte parameter takes a tensor, ints are packed
+    # at the parameter's size.
+    k((1,), (32,), (np.float32(2.0), x, y, 10))
+    with pytest.raises(TypeError, match="NumPy scalar of 4 bytes"):
+        k((1,), (32,), (2.0, x, y, 10))
     assert y.cpu().numpy().tolist() == [3.0] * 10
 
 
 def test_half_and_bfloat16_parameters_and_headers():
     k = cuda.RawKernel(r'''
+#include <cuda_fp16.h>
 #include <ember/device/half.cuh>
 extern "C" __global__ void axpy_h(__half a, const ember::Half* x, ember::Half* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   ember::Half ah = *reinterpret_cast<ember::Half*>(&a);
   if (i < n) y[i] = ah * x[i] + y[i];
-}''', "axpy_h", options=("-I" + os.path.join(os.path.dirname(ember.__file__), "include"),))
+}''', "axpy_h")
     x = gpu(np.arange(8, dtype=np.float16))
     y = gpu(np.ones(8, dtype=np.float16))
     k((1,), (32,), (0.5, x, y, 8))
