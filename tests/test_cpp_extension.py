@@ -252,3 +252,36 @@ def test_a_damaged_cached_module_is_rebuilt(tmp_path):
     again = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
     assert again.returncode == 0, again.stderr
     assert again.stdout.split() == ["3", path]
+
+
+@pytest.mark.slow
+def test_load_inline_with_cuda_sources_builds_without_a_gpu(build_root, monkeypatch):
+    """nvcc compiles the CUDA half against ember's headers and the module imports on any
+    machine with the toolkit; the CUDA function's own checks run before any CUDA call."""
+    if cpp_extension.CUDA_HOME is None or not os.path.isfile(
+            os.path.join(cpp_extension.CUDA_HOME, "bin", "nvcc")):
+        pytest.skip("needs nvcc")
+    monkeypatch.setenv("EMBER_CUDA_ARCH_LIST", "9.0")
+    cu = r'''
+__global__ void negate_kernel(float* x, long long n) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = -x[i];
+}
+void negate_(ember::Tensor x) {
+  EMBER_CHECK_VALUE(x.is_cuda() && x.dtype() == ember::kFloat32 && x.is_contiguous(),
+                    "negate_ takes a contiguous float32 CUDA tensor");
+  ember::cuda::DeviceGuard guard(x.device().index);
+  const long long n = x.numel();
+  negate_kernel<<<(unsigned)((n + 255) / 256), 256, 0, ember::cuda::current_stream()>>>(
+      x.data_ptr<float>(), n);
+  EMBER_CUDA_CHECK(cudaGetLastError());
+  x.bump_version();
+}'''
+    ext = cpp_extension.load_inline("ember_test_cuda_ext", "void negate_(ember::Tensor x);",
+                                    cuda_sources=cu, functions=["negate_"])
+    with pytest.raises(ValueError, match="contiguous float32 CUDA tensor"):
+        ext.negate_(ember.ones(3))
+    if ember.cuda.is_available():
+        x = ember.arange(4, dtype=ember.float32, device="cuda")
+        ext.negate_(x)
+        assert x.tolist() == [0.0, -1.0, -2.0, -3.0]
