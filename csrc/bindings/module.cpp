@@ -27,4 +27,7 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_math(m);
   ember::bindings::bind_random(m, cuda);
   ember::bindings::bind_amp(m);
+  ember::bindings::bind_jit(cuda);
+  ember::bindings::bind_jit_testing(m);
+  ember::bindings::bind_c_api(m);
 }

@@ -10,6 +10,7 @@ _c = _C.cuda
 
 CudaError = _c.CudaError
 OutOfMemoryError = _c.OutOfMemoryError
+CompileError = _c.CompileError
 
 is_available = _c.is_available
 device_count = _c.device_count
@@ -123,8 +124,16 @@ __all__ += ["random", "get_rng_state", "get_rng_state_all", "initial_seed", "man
             "manual_seed_all", "seed", "seed_all", "set_rng_state", "set_rng_state_all"]
 
 
+# Kernels compiled at run time (CuPy's RawKernel/RawModule in _raw.py, torch's
+# jiterator; csrc/ops/jit/): imported on first use (making RawKernel's class costs
+# ~1 ms), and nothing compiles or opens NVRTC before a kernel's first launch.
+__all__ += ["CompileError", "RawKernel", "RawModule", "jiterator"]
+
+
 def __getattr__(name):
-    if name == "amp":  # torch.cuda.amp's deprecated aliases, imported on first use
-        import importlib
-        return importlib.import_module("ember.cuda.amp")
+    import importlib
+    if name in ("amp", "jiterator"):  # imported on first use (amp: torch.cuda.amp's aliases)
+        return importlib.import_module("ember.cuda." + name)
+    if name in ("RawKernel", "RawModule"):
+        return getattr(importlib.import_module("ember.cuda._raw"), name)
     raise AttributeError(f"module 'ember.cuda' has no attribute {name!r}")
