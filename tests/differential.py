@@ -338,7 +338,8 @@ class TensorSpec:
     dtype: str
     base: np.ndarray          # values (storage dtype), the base tensor's shape
     steps: tuple = ()         # view steps applied to the base
-    fresh: bool = False       # a resizable tensor of the library's own (out=): not from_numpy
+    fresh: bool = False       # the library's own tensor (out=, resizable; an empty one with
+    #                           torch's strides), not from_numpy's (zero strides when empty)
 
     @property
     def shape(self):
@@ -419,6 +420,14 @@ class Lib:
             return False
 
     def tensor(self, spec, device, bases):
+        if spec.fresh and spec.base.size == 0:
+            x = self.mod.empty(spec.base.shape, dtype=getattr(self.mod, spec.dtype))
+            if device != "cpu":
+                x = x.to(device)
+            bases.append(x)
+            for st in spec.steps:
+                x = _lib_step(x, st)
+            return x
         x = self.mod.from_numpy(np.array(spec.base, copy=True))
         if spec.fresh:
             x = x.clone()
@@ -596,7 +605,10 @@ def gen_tensor(src, dt, shape, layout=True, values=None):
         steps, base_shape = (), tuple(shape)
     n = math.prod(base_shape)
     v = src.values(dt, n) if values is None else cast_values(values(n), dt)
-    return TensorSpec(dt, np.asarray(v).reshape(base_shape), steps)
+    # an empty array from NumPy has all-zero strides; half the empty tensors are made by
+    # the library instead (its own strides)
+    return TensorSpec(dt, np.asarray(v).reshape(base_shape), steps,
+                      fresh=n == 0 and src.prob(0.5))
 
 
 PY_INTS = (0, 1, -1, 2, 3, -3, 5, 7, 100, 127, 128, 255, 256, -128, -129, 1000, 32767, 65536,
@@ -2091,7 +2103,8 @@ def check_case(case, E, T, ops, numpy_mode=False):
             return mm("identity", f"ember returns self/out: {eo.result is target_e}, "
                                   f"torch: {to.result is target_t}")
         for be, bt in zip(eo.bases, to.bases):  # the bases: nothing written outside views
-            why = compare_results(normalize(E, be), normalize(T, bt), op, c2, np_args, None,
+            bm = mask if mask is not None and tuple(be.shape) == np.shape(mask) else None
+            why = compare_results(normalize(E, be), normalize(T, bt), op, c2, np_args, bm,
                                   strides=False)
             if why:
                 return mm("mutated-" + why[0], why[1])
@@ -2456,8 +2469,13 @@ def render(o, L="L"):
             vals = [float(v) for v in vals]
         body = "[" + ", ".join(_lit(v) for v in vals) + "]"
         shape = tuple(base.shape)
-        if not vals:
+        if not vals and o.fresh:
             s = f"{L}.empty({shape}, dtype={L}.{o.dtype})"
+        elif not vals:  # from_numpy: an empty array's strides are all 0
+            sd = "float32" if o.dtype == "bfloat16" else o.dtype
+            s = f"{L}.from_numpy(np.zeros({shape}, '{sd}'))"
+            if o.dtype == "bfloat16":
+                s += f".to({L}.bfloat16)"
         elif shape == ():
             s = f"{L}.tensor({_lit(vals[0])}, dtype={L}.{o.dtype})"
         else:
@@ -2501,7 +2519,8 @@ def _render_index(idx, L):
 
 
 def repro(case, ops=None, L="L"):
-    """One line of Python reproducing the case with `import ember as L` (or torch)."""
+    """One line of Python reproducing the case with `import ember as L` (or torch),
+    `import numpy as np`, `from math import nan, inf`."""
     op = (ops or OPS)[case.op]
     a = [render(x, L) for x in case.args]
     kws = {k: v for k, v in case.kwargs.items() if k != "__out__"}

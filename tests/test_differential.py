@@ -172,7 +172,7 @@ def test_repro_line_runs_in_both_libraries():
         "float32", np.zeros((0,), np.float32), fresh=True)})
     line = D.repro(case, ops)
     for L in [ember] + ([_torch] if HAS_TORCH else []):
-        r = eval(line, {"L": L, "nan": math.nan, "inf": math.inf})
+        r = eval(line, {"L": L, "np": np, "nan": math.nan, "inf": math.inf})
         assert tuple(r.shape) == (2, 2) and str(r.dtype).endswith("float32")
 
 
