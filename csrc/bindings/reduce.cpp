@@ -47,8 +47,9 @@ PyObject* values_indices(bool is_max, std::pair<Tensor, Tensor> r) {
 ops::Dims dims_arg(PyObject* o, const char* fn) {
   if (!o || o == Py_None) return std::nullopt;
   if (PyTuple_Check(o) || PyList_Check(o)) {
+    // An empty tuple stays empty: sum/mean/... read it as every dim, but
+    // all/any reduce nothing and logsumexp raises (as torch).
     const Shape s = int_list_arg(o, fn, "dim");
-    if (s.empty()) return std::nullopt;
     return std::vector<int64_t>(s.begin(), s.end());
   }
   return std::vector<int64_t>{int_arg(o, fn, "dim")};

@@ -89,6 +89,19 @@ EMBER_HD_INLINE C round_through(C v, ScalarType to) {
   }
 }
 
+// A functor's result (in its compute type, or bool) as the op's result dtype
+// `to` has it, before it is converted to an out= tensor of another dtype:
+// torch computes in the result dtype, then casts (bool + bool into a float
+// out= is 1, not 2; bfloat16 * 1e5 into a float64 out= is rounded to bfloat16).
+template <typename R>
+EMBER_HD_INLINE R round_result(R v, ScalarType to) {
+  if constexpr (std::is_same<R, bool>::value) {
+    return v;
+  } else {
+    return round_through(v, to);
+  }
+}
+
 // Whether inputs of other dtypes must round through `common` before an op
 // computing in compute_dtype(common): only when common is narrower than that.
 constexpr bool rounds_through(ScalarType common) {

@@ -164,7 +164,18 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
   const bool round_numbers = op == BinaryOp::Remainder || op == BinaryOp::Fmod ||
                              op == BinaryOp::Pow ||
                              (!cuda && (op == BinaryOp::Add || op == BinaryOp::Sub));
-  const ElementwiseSpec spec{binary_name(op), common, common, common, true, round_numbers};
+  ElementwiseSpec spec{binary_name(op), common, common, common, true, round_numbers};
+  // One-element tensors at full precision where torch's kernels read them as
+  // scalars: CPU mul/div with one as the second operand; CUDA add/sub/mul/div
+  // (opmath kernels) with a 0-d CPU tensor in either place.
+  const bool opmath_div = op == BinaryOp::Div || op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor;
+  if (cuda) {
+    if (op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || opmath_div) {
+      spec.keep_scalar_tensors = 0b11;
+    }
+  } else if (op == BinaryOp::Mul || opmath_div) {
+    spec.keep_scalar_tensors = 0b10;
+  }
   const ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
   if (it.is_cuda()) {
 #if EMBER_WITH_CUDA

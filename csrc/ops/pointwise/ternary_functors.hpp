@@ -44,13 +44,15 @@ struct LerpF {
 template <typename C>
 struct AddcmulF {
   C value;
-  EMBER_HD_INLINE C operator()(C x, C a, C b) const { return m::add(x, m::mul(value, m::mul(a, b))); }
+  // torch's order: self + value * t1 * t2 (left to right)
+  EMBER_HD_INLINE C operator()(C x, C a, C b) const { return m::add(x, m::mul(m::mul(value, a), b)); }
 };
 
 template <typename C>
 struct AddcdivF {  // floating only
   C value;
-  EMBER_HD_INLINE C operator()(C x, C a, C b) const { return x + value * (a / b); }
+  // torch's order: self + value * t1 / t2 (left to right: value * t1 first)
+  EMBER_HD_INLINE C operator()(C x, C a, C b) const { return x + value * a / b; }
 };
 
 template <typename C, typename Runner>

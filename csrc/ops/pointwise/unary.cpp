@@ -53,6 +53,25 @@ ScalarType common_dtype(UnaryOp op, ScalarType x, bool cuda) {
 
 bool bool_result(UnaryOp op) { return op >= UnaryOp::IsNan; }
 
+// torch's "unary_op"s (not its float ops): an out= must have exactly the
+// input's dtype.
+bool same_dtype_out(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Frac:
+    case UnaryOp::Neg:
+    case UnaryOp::Abs:
+    case UnaryOp::Sign:
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Round:
+    case UnaryOp::Trunc:
+    case UnaryOp::Relu:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 const char* unary_name(UnaryOp op) {
@@ -72,12 +91,21 @@ ScalarType unary_result_type(UnaryOp op, ScalarType x) {
 Tensor unary(UnaryOp op, const Tensor& x, const UnaryArgs& args, const Tensor& out,
              bool inplace) {
   const bool cuda = x.is_cuda() || (out.defined() && out.is_cuda());
+  if (out.defined() && !inplace) {
+    if (op == UnaryOp::NanToNum && out.dtype() != x.dtype()) {
+      throw Error(detail::str("nan_to_num: dtype of out: ", torch_scalar_name(out.dtype()),
+                              " should be same as input: ", torch_scalar_name(x.dtype())));
+    }
+    if (same_dtype_out(op)) check_out_dtype(out, x.dtype());
+  }
   const ScalarType common = common_dtype(op, x.dtype(), cuda);
   const ScalarType result = bool_result(op) ? ScalarType::Bool : common;
   // Rounding an integer, and nan_to_num of one, is a copy (torch's shortcut).
   const bool copy_only = (is_rounding(op) || op == UnaryOp::NanToNum) && !is_floating(common);
   if (copy_only && inplace) {
-    check_no_internal_overlap(x);  // as torch, although nothing is written
+    // torch checks the rounding ops' output although nothing is written (its
+    // nan_to_num_ of an integer returns self at once).
+    if (is_rounding(op)) check_no_internal_overlap(x);
     return x;
   }
   if (copy_only && !out.defined()) return clone(x);

@@ -6,6 +6,8 @@
 
 #include "ops/reduce/reduce.hpp"
 
+#include <cmath>
+
 #include "ops/pointwise/compare.hpp"
 #include "ops/copy/copy.hpp"
 #include "ops/elementwise.hpp"
@@ -86,6 +88,10 @@ void check_nonempty(ReduceOp op, const Tensor& x, const Dims& dims,
   const char* name = reduce_name(op);
   if (!dims || dims->empty()) {
     if (x.numel() == 0) {
+      if (is_arg(op)) {  // torch's argmax/argmin say it as an IndexError, shorter
+        throw IndexError(detail::str(name, "(): Expected reduction dim to be specified for "
+                                           "input.numel() == 0."));
+      }
       throw Error(detail::str(name, "(): Expected reduction dim to be specified for "
                                          "input.numel() == 0. Specify the reduction dim with the "
                                          "'dim' argument."));
@@ -96,6 +102,77 @@ void check_nonempty(ReduceOp op, const Tensor& x, const Dims& dims,
     if (red[d] && x.sizes()[d] == 0) {
       throw IndexError(detail::str(name, "(): Expected reduction dim ", d,
                                    " to have non-zero size."));
+    }
+  }
+}
+
+// torch's checks of an out= dtype, made before anything else.
+void check_out_dtype(ReduceOp op, const Tensor& x, std::optional<ScalarType> dtype,
+                     const Tensor& out) {
+  const char* name = reduce_name(op);
+  const ScalarType o = out.dtype();
+  switch (op) {
+    case ReduceOp::All:
+    case ReduceOp::Any:
+      if (o != ScalarType::Bool && o != ScalarType::UInt8) {
+        throw Error(detail::str(name, " only supports bool tensor for result, got: ",
+                                torch_scalar_name(o)));
+      }
+      return;
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin:
+      if (o != ScalarType::Int64) {
+        throw Error(detail::str("Expected out tensor to have dtype long int, but got ",
+                                torch_cpp_type_name(o), " instead"));
+      }
+      return;
+    case ReduceOp::Amax:
+    case ReduceOp::Amin:
+      if (o != x.dtype()) {
+        throw Error(detail::str("Expected the dtype for input and out to match, but got ",
+                                torch_scalar_name(x.dtype()), " for input's dtype and ",
+                                torch_scalar_name(o), " for out's dtype."));
+      }
+      return;
+    case ReduceOp::Norm: {
+      const ScalarType r = dtype ? *dtype : x.dtype();
+      if (o != r) {
+        throw Error(detail::str("Expected out tensor to have dtype ", torch_cpp_type_name(r),
+                                ", but got ", torch_cpp_type_name(o), " instead"));
+      }
+      return;
+    }
+    case ReduceOp::Sum:
+    case ReduceOp::Prod:
+      if (dtype && o != *dtype) {
+        throw Error(detail::str("Expected out tensor to have dtype ", torch_cpp_type_name(*dtype),
+                                ", but got ", torch_cpp_type_name(o), " instead"));
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+// torch's vector_norm has no identity for p = +-inf: an empty reduction raises.
+void check_norm_identity(ReduceOp op, const ReduceArgs& args, const Tensor& x, const Dims& dims,
+                         const std::vector<bool>& red) {
+  if (op != ReduceOp::Norm || !std::isinf(args.p)) return;
+  const char* which = args.p > 0 ? "inf" : "-inf";
+  if (!dims || dims->empty()) {
+    if (x.numel() == 0) {
+      throw Error(detail::str("linalg.vector_norm cannot compute the ", which,
+                              " norm on an empty tensor because the operation does not have an "
+                              "identity"));
+    }
+    return;
+  }
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (red[d] && x.sizes()[d] == 0) {
+      throw Error(detail::str("linalg.vector_norm cannot compute the ", which,
+                              " norm on the dimension ", d,
+                              "because this dimension is empty and the operation does not have "
+                              "an identity"));
     }
   }
 }
@@ -143,12 +220,30 @@ const char* reduce_name(ReduceOp op) {
 
 Tensor reduce(ReduceOp op, const Tensor& x_in, const Dims& dims, bool keepdim,
               std::optional<ScalarType> dtype, const ReduceArgs& args, const Tensor& out) {
+  // The dtype the reduction accumulates in and gives: dtype=, else for sum and
+  // prod an out='s dtype (torch's get_dtype_from_result: the input is
+  // converted first, so sum(x, out=uint8) adds uint8 values).
+  std::optional<ScalarType> as = dtype;
+  if (!as && out.defined() && (op == ReduceOp::Sum || op == ReduceOp::Prod)) as = out.dtype();
   Tensor x = x_in;
-  if (dtype && *dtype != x.dtype()) x = to(x, x.device(), *dtype);
-  const ScalarType rdt = args.result_dtype ? *args.result_dtype
-                                           : result_dtype(op, x.dtype(), x.is_cuda());
-  const std::vector<bool> red = reduced_dims(dims, x.dim());
+  if (as && *as != x.dtype()) x = to(x, x.device(), *as);
+  const ScalarType rdt = args.result_dtype                                   ? *args.result_dtype
+                         : as && (op == ReduceOp::Sum || op == ReduceOp::Prod) ? *as
+                                                                           : result_dtype(op, x.dtype(), x.is_cuda());
+  std::vector<bool> red;
+  if (dims && dims->empty() && (op == ReduceOp::All || op == ReduceOp::Any)) {
+    red.assign(static_cast<size_t>(x.dim()), false);  // torch: all/any over no dims reduce nothing
+  } else {
+    if (dims && dims->empty() && op == ReduceOp::LogSumExp && x.dim() > 0) {
+      // torch's logsumexp(dim=()) fails this way (its result keeps no dims)
+      throw Error(detail::str("output with shape [] doesn't match the broadcast shape ",
+                              shape_str(Shape(static_cast<size_t>(x.dim()), 1))));
+    }
+    red = reduced_dims(dims, x.dim());
+  }
+  check_norm_identity(op, args, x, dims, red);
   check_nonempty(op, x, dims, red);
+  if (out.defined()) check_out_dtype(op, x_in, dtype, out);  // after the dims' checks, as torch
   // argmax over everything indexes the flattened (row-major) tensor.
   if (is_arg(op) && (!dims || dims->empty()) && !x.is_contiguous()) x = contiguous(x);
   const Tensor kx = kernel_input(op, x);
