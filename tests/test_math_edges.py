@@ -253,3 +253,130 @@ def test_gpu_python_floats_beside_low_precision_tensors_match_torch(torch, op, d
             else:
                 er, tr = getattr(ember, op)(e, scalar), getattr(torch, op)(t, scalar)
             _same(torch, er, tr)
+
+
+# ---- Python numbers out of the dtype's range ----------------------------------------
+# torch converts the numbers of fill_, full, clamp, where, pow's exponent, alpha, lerp's
+# weight, addcmul's value and __setitem__ checked (c10::checked_convert): RuntimeError
+# "value cannot be converted to type int8_t without overflow". Each case runs on a module
+# (ember or torch) and gives either that error's C++ type name or the values computed;
+# test_number_range_checks_match_torch checks the table itself against torch.
+
+
+def _setitem(x, index, value):
+    x[index] = value
+    return x
+
+
+def _i8(m):
+    return m.tensor([1, 2, -3], dtype=m.int8)
+
+
+def _mask(m):
+    return m.tensor([True, False, True])
+
+
+RANGE_CASES = {
+    # fill_ and full: integers, floats, NaN and inf into integer dtypes; uint8 takes
+    # -255..-1 (they wrap), bool anything; a 0-d tensor's value is not checked.
+    "fill_ int8 300": (lambda m: _i8(m).fill_(300), "int8_t"),
+    "fill_ int8 127.5": (lambda m: _i8(m).fill_(127.5), "int8_t"),
+    "fill_ int8 -128.5": (lambda m: _i8(m).fill_(-128.5), "int8_t"),
+    "fill_ int8 -128": (lambda m: _i8(m).fill_(-128), [-128, -128, -128]),
+    "fill_ uint8 -1": (lambda m: m.zeros(2, dtype=m.uint8).fill_(-1), [255, 255]),
+    "fill_ uint8 -256": (lambda m: m.zeros(2, dtype=m.uint8).fill_(-256), "uint8_t"),
+    "fill_ uint8 256": (lambda m: m.zeros(2, dtype=m.uint8).fill_(256), "uint8_t"),
+    "fill_ int32 nan": (lambda m: m.zeros(2, dtype=m.int32).fill_(math.nan), "int"),
+    "fill_ int16 -inf": (lambda m: m.zeros(2, dtype=m.int16).fill_(-math.inf), "int16_t"),
+    "fill_ bool 300": (lambda m: m.zeros(2, dtype=m.bool).fill_(300), [True, True]),
+    "fill_ float16 65505": (lambda m: m.zeros(2, dtype=m.float16).fill_(65505), "c10::Half"),
+    "fill_ float16 65504": (lambda m: m.zeros(2, dtype=m.float16).fill_(65504), [65504.0] * 2),
+    "fill_ float16 inf": (lambda m: m.zeros(2, dtype=m.float16).fill_(math.inf), [math.inf] * 2),
+    "fill_ bfloat16 1e39": (lambda m: m.zeros(2, dtype=m.bfloat16).fill_(1e39), "c10::BFloat16"),
+    "fill_ float32 1e39": (lambda m: m.zeros(2).fill_(1e39), "float"),
+    "fill_ int8 0-d tensor": (lambda m: _i8(m).fill_(m.tensor(300)), [44, 44, 44]),
+    "full int8": (lambda m: m.full((2,), 300, dtype=m.int8), "int8_t"),
+    "full float16": (lambda m: m.full((2,), 1e5, dtype=m.float16), "c10::Half"),
+    "full_like int8": (lambda m: m.full_like(_i8(m), -129), "int8_t"),
+    # clamp: in every dtype, into the result dtype.
+    "clamp int8 min": (lambda m: _i8(m).clamp(min=300), "int8_t"),
+    "clamp int8 max": (lambda m: _i8(m).clamp(max=-300), "int8_t"),
+    "clamp_ int8": (lambda m: _i8(m).clamp_(min=300), "int8_t"),
+    "clamp_min int8": (lambda m: m.clamp_min(_i8(m), 128), "int8_t"),
+    "clamp int8 float": (lambda m: _i8(m).clamp(min=1e39), "float"),
+    "clamp float16": (lambda m: m.ones(2, dtype=m.float16).clamp(max=1e5), "c10::Half"),
+    "clamp uint8 -1": (lambda m: m.tensor([1, 2], dtype=m.uint8).clamp(min=-1), [255, 255]),
+    "clamp int8 fits": (lambda m: _i8(m).clamp(min=-2, max=127), [1, 2, -2]),
+    # where: into the result dtype, except float16/bfloat16 (unchecked: inf).
+    "where int8 other": (lambda m: m.where(_mask(m), _i8(m), 300), "int8_t"),
+    "where int8 input": (lambda m: m.where(_mask(m), 300, _i8(m)), "int8_t"),
+    "where method": (lambda m: _i8(m).where(_mask(m), -300), "int8_t"),
+    "where float32": (lambda m: m.where(_mask(m), m.ones(3), 1e39), "float"),
+    "where float16": (lambda m: m.where(_mask(m), m.ones(3, dtype=m.float16), 1e5),
+                      [1.0, math.inf, 1.0]),
+    "where two numbers": (lambda m: m.where(_mask(m), 300, 2), [300, 2, 300]),
+    # pow: the exponent into integer dtypes, float16 and bfloat16; a number base wraps.
+    "pow int8": (lambda m: _i8(m).pow(300), "int8_t"),
+    "pow_ int8": (lambda m: _i8(m).pow_(300), "int8_t"),
+    "** int8": (lambda m: _i8(m) ** 128, "int8_t"),
+    "**= int8": (lambda m: _i8(m).__ipow__(300), "int8_t"),
+    "pow uint8 256": (lambda m: m.tensor([1, 2], dtype=m.uint8).pow(256), "uint8_t"),
+    "pow float16": (lambda m: m.ones(2, dtype=m.float16).pow(1e5), "c10::Half"),
+    "pow float32 unchecked": (lambda m: m.tensor([1.0, 2.0]).pow(1e39), [1.0, math.inf]),
+    "number ** int8": (lambda m: 3 ** _i8(m).abs(), [3, 9, 27]),
+    # alpha (every dtype), lerp's weight and addcmul's value (float32 for float16).
+    "add alpha int8": (lambda m: _i8(m).add(_i8(m), alpha=300), "int8_t"),
+    "add alpha float16": (lambda m: m.ones(2, dtype=m.float16).sub(m.ones(2, dtype=m.float16),
+                                                                  alpha=1e5), "c10::Half"),
+    "lerp float32": (lambda m: m.zeros(2).lerp(m.ones(2), 1e39), "float"),
+    "lerp float16": (lambda m: m.zeros(2, dtype=m.float16).lerp(m.zeros(2, dtype=m.float16),
+                                                                1e5), [0.0, 0.0]),
+    "addcmul int8": (lambda m: _i8(m).addcmul(_i8(m), _i8(m), value=300), "int8_t"),
+    "addcdiv float32": (lambda m: m.ones(2).addcdiv(m.ones(2), m.ones(2), value=1e39), "float"),
+    "addcmul float16": (lambda m: m.ones(2, dtype=m.float16).addcmul(
+        m.ones(2, dtype=m.float16), m.ones(2, dtype=m.float16), value=1e5), [math.inf] * 2),
+    # __setitem__: the number is checked before the index (float16/bfloat16 unchecked);
+    # a bool mask with one value goes through masked_fill (checked).
+    "setitem int8": (lambda m: _setitem(_i8(m), 0, 300), "int8_t"),
+    "setitem int8 bad index": (lambda m: _setitem(_i8(m), 7, 300), "int8_t"),
+    "setitem float32": (lambda m: _setitem(m.zeros(2), 0, 1e39), "float"),
+    "setitem float16": (lambda m: _setitem(m.zeros(2, dtype=m.float16), 0, 1e5), [math.inf, 0.0]),
+    "setitem bfloat16": (lambda m: _setitem(m.zeros(2, dtype=m.bfloat16), 1, -1e39),
+                         [0.0, -math.inf]),
+    "setitem mask": (lambda m: _setitem(_i8(m), _mask(m), 300), "int8_t"),
+    "setitem mask 0-d tensor": (lambda m: _setitem(_i8(m), _mask(m), m.tensor(300)), "int8_t"),
+    "setitem mask float tensor": (lambda m: _setitem(_i8(m), _mask(m), m.tensor([2.5])),
+                                  [2, 2, 2]),
+    "setitem list index": (lambda m: _setitem(_i8(m), [0, 2], -128), [-128, 2, -128]),
+}
+
+
+def _outcome(module, fn):
+    try:
+        r = fn(module)
+    except RuntimeError as e:
+        msg = str(e)
+        prefix, suffix = "value cannot be converted to type ", " without overflow"
+        assert msg.startswith(prefix) and msg.endswith(suffix), msg
+        return msg[len(prefix):-len(suffix)]
+    return r.tolist()
+
+
+@pytest.mark.parametrize("case", list(RANGE_CASES))
+def test_numbers_out_of_the_dtypes_range_raise_like_torch(case):
+    fn, expected = RANGE_CASES[case]
+    got = _outcome(ember, fn)
+    assert got == expected
+
+
+@pytest.mark.parametrize("case", list(RANGE_CASES))
+def test_number_range_checks_match_torch(torch, case):
+    fn, expected = RANGE_CASES[case]
+    assert _outcome(torch, fn) == expected
+
+
+def test_python_ints_beyond_int64_in_setitem_raise_value_error():
+    x = ember.zeros(2, dtype=ember.int64)
+    with pytest.raises(ValueError, match="Overflow when unpacking long"):
+        x[0] = 2**70
+    assert x.tolist() == [0, 0]

@@ -122,12 +122,28 @@ std::vector<Signature>& binary_sigs() {
   return *s;
 }
 
+// pow(tensor, number): torch converts the exponent into the result dtype
+// checked when that is an integer dtype, float16 or bfloat16 (pow(int8_x, 300)
+// raises; float32 and float64 take any double).
+void check_pow_exponent(const Operand& a, const Operand& b) {
+  if (a.is_scalar() || !b.is_scalar()) return;
+  const ScalarType dt = ops::result_type({&a, &b});
+  if (!is_floating(dt) || dt == ScalarType::Float16 || dt == ScalarType::BFloat16) {
+    check_scalar_fits(b.scalar, dt);
+  }
+}
+
 Tensor run_binary(const BinaryEntry& e, const Operand& a, const Operand& b, PyObject* extra,
                   const Tensor& out, bool inplace) {
   ops::BinaryArgs args;
   BinaryOp op = e.op;
-  if (e.extra == kAlpha && extra) args.alpha = number_arg(extra, e.name, "alpha");
+  if (e.extra == kAlpha && extra) {
+    args.alpha = number_arg(extra, e.name, "alpha");
+    // torch converts alpha into the result dtype checked (add(int8_x, y, alpha=300) raises).
+    check_scalar_fits(args.alpha, ops::result_type({&a, &b}));
+  }
   if (e.extra == kRounding) op = ops::div_op(rounding_arg(extra, e.name));
+  if (std::string_view(e.name) == "pow") check_pow_exponent(a, b);
   const bool release = worth_releasing_gil({&a, &b});
   if (std::string_view(e.name) == "float_power") {
     return maybe_nogil(release, [&] {
@@ -229,6 +245,7 @@ PyObject* nb_binary(PyObject* a, PyObject* b) {
   EMBER_PY_TRY
   Operand x, y;
   if (!to_operand(a, &x) || !to_operand(b, &y)) return not_implemented();
+  if (OP == BinaryOp::Pow) check_pow_exponent(x, y);
   const bool release = worth_releasing_gil({&x, &y});
   return wrap(maybe_nogil(release, [&] { return autograd::binary(OP, x, y); }));
   EMBER_PY_CATCH
@@ -241,6 +258,7 @@ PyObject* nb_inplace(PyObject* a, PyObject* b) {
   if (!is_tensor(a) || !to_operand(b, &y)) return not_implemented();
   const Tensor& t = tensor_arg(a);
   const Operand x = t;
+  if (OP == BinaryOp::Pow) check_pow_exponent(x, y);
   maybe_nogil(worth_releasing_gil({&x, &y}), [&] { return autograd::binary(OP, t, y, {}, t, true); });
   return same_obj(a);
   EMBER_PY_CATCH

@@ -18,6 +18,35 @@ std::optional<Operand> optional_operand(PyObject* o, const char* fn, const char*
   return operand_arg(o, fn, arg);
 }
 
+// torch converts where's numbers into the result dtype checked, except into
+// float16 and bfloat16 (where(c, half_x, 1e5) gives inf there).
+void check_where_numbers(const Operand& a, const Operand& b) {
+  const ScalarType dt = ops::result_type({&a, &b});
+  if (dt != ScalarType::Float16 && dt != ScalarType::BFloat16) check_scalar_operands({&a, &b}, dt);
+}
+
+// clamp's numbers are converted into the result dtype checked, in every dtype
+// (clamp(int8_x, min=300) raises).
+void check_clamp_bounds(const Tensor& x, const std::optional<Operand>& mn,
+                        const std::optional<Operand>& mx) {
+  const Operand in(x);
+  const Operand* lo = mn ? &*mn : &in;
+  const Operand* hi = mx ? &*mx : &in;
+  check_scalar_operands({lo, hi}, ops::result_type({&in, lo, hi}));
+}
+
+// lerp's weight and addcmul/addcdiv's value: converted checked into the
+// dtype the kernel computes in (float32 for float16 and bfloat16 inputs).
+void check_opmath_number(const Scalar& v, ScalarType dt) {
+  if (dt == ScalarType::Float16 || dt == ScalarType::BFloat16) dt = ScalarType::Float32;
+  check_scalar_fits(v, dt);
+}
+
+void check_addc_value(const Tensor& x, const Tensor& a, const Tensor& b, const Scalar& v) {
+  const Operand ox(x), oa(a), ob(b);
+  check_opmath_number(v, ops::result_type({&ox, &oa, &ob}));
+}
+
 PyObject* finish(Tensor r, const Tensor& out, PyObject* out_obj) {
   if (out.defined()) return same_obj(out_obj);
   return wrap(std::move(r));
@@ -37,6 +66,7 @@ PyObject* where_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, Py
   const Tensor& c = tensor_arg(s[0], "'condition'");
   const Operand a = operand_arg(s[1], "where", "input"), b = operand_arg(s[2], "where", "other");
   const Tensor out = out_arg(s[3], "where");
+  check_where_numbers(a, b);
   return finish(autograd::where(c, a, b, out), out, s[3]);
   EMBER_PY_CATCH
 }
@@ -48,7 +78,9 @@ PyObject* where_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
   sig.parse(args, nargsf, kw, s);
   const Tensor& c = tensor_arg(s[0], "'condition'");
   const Operand b = operand_arg(s[1], "where", "other");
-  return wrap(autograd::where(c, tensor_arg(self), b));
+  const Operand a(tensor_arg(self));
+  check_where_numbers(a, b);
+  return wrap(autograd::where(c, a.tensor, b));
   EMBER_PY_CATCH
 }
 
@@ -77,6 +109,7 @@ PyObject* clamp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, Py
     out_obj = s[2];
   }
   const Tensor out = out_arg(out_obj, "clamp");
+  check_clamp_bounds(x, mn, mx);
   const Operand in(x);
   Tensor r = maybe_nogil(worth_releasing_gil({&in}), [&] { return autograd::clamp(x, mn, mx, out); });
   return finish(std::move(r), out, out_obj);
@@ -99,6 +132,7 @@ PyObject* clamp_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
   } else {
     (KIND == kMinOnly ? mn : mx) = operand_arg(s[0], "clamp", KIND == kMinOnly ? "min" : "max");
   }
+  check_clamp_bounds(x, mn, mx);
   const Operand in(x);
   const bool release = worth_releasing_gil({&in});
   if (INPLACE) {
@@ -120,6 +154,7 @@ PyObject* lerp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyO
   const Tensor& b = tensor_arg(s[1], "'end'");
   const Operand w = operand_arg(s[2], "lerp", "weight");
   const Tensor out = out_arg(s[3], "lerp");
+  if (w.is_scalar()) check_opmath_number(w.scalar, a.dtype());
   return finish(autograd::lerp(a, b, w, out), out, s[3]);
   EMBER_PY_CATCH
 }
@@ -133,6 +168,7 @@ PyObject* lerp_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, 
   const Tensor& a = tensor_arg(self);
   const Tensor& b = tensor_arg(s[0], "'end'");
   const Operand w = operand_arg(s[1], "lerp", "weight");
+  if (w.is_scalar()) check_opmath_number(w.scalar, a.dtype());
   if (INPLACE) {
     autograd::lerp(a, b, w, a, true);
     return same_obj(self);
@@ -153,6 +189,7 @@ PyObject* addc_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyO
   const Tensor& b = tensor_arg(s[2], "'tensor2'");
   const Scalar v = s[3] ? number_arg(s[3], fn, "value") : Scalar::from_int(1);
   const Tensor out = out_arg(s[4], fn);
+  check_addc_value(x, a, b, v);
   Tensor r = DIV ? autograd::addcdiv(x, a, b, v, out) : autograd::addcmul(x, a, b, v, out);
   return finish(std::move(r), out, s[4]);
   EMBER_PY_CATCH
@@ -170,6 +207,7 @@ PyObject* addc_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, 
   const Tensor& b = tensor_arg(s[1], "'tensor2'");
   const Scalar v = s[2] ? number_arg(s[2], fn, "value") : Scalar::from_int(1);
   const Tensor out = INPLACE ? x : Tensor();
+  check_addc_value(x, a, b, v);
   Tensor r = DIV ? autograd::addcdiv(x, a, b, v, out, INPLACE) : autograd::addcmul(x, a, b, v, out, INPLACE);
   if (INPLACE) return same_obj(self);
   return wrap(std::move(r));

@@ -295,7 +295,13 @@ PyObject* nb_unary(PyObject* a) {
 PyObject* nb_invert(PyObject* a) {
   EMBER_PY_TRY
   if (!is_tensor(a)) return not_implemented();
-  return wrap(autograd::bitwise_not(tensor_arg(a)));
+  const Tensor& x = tensor_arg(a);
+  // torch's Tensor.__invert__ checks the dtype itself (TypeError) before
+  // bitwise_not's "not implemented for 'Float'".
+  if (is_floating(x.dtype())) {
+    throw TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+  }
+  return wrap(autograd::bitwise_not(x));
   EMBER_PY_CATCH
 }
 

@@ -249,6 +249,9 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
           return self;
         }
         const Scalar v = scalar_arg(value, "fill_", "value");
+        // As torch: a number out of the dtype's range raises (int8 fill_(300));
+        // a 0-d tensor's value converts unchecked.
+        if (!is_tensor(value)) check_scalar_fits(v, t.dtype());
         py::gil_scoped_release nogil;
         autograd::fill_(t, v);
         return self;

@@ -246,8 +246,9 @@ Tensor reshape(const Tensor& t, const Shape& shape) {
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
-  if (t.dim() == 0) return reshape(t, {1});
+  // The dims are checked first: a 0-d tensor takes 0 and -1 only.
   const int64_t s = wrap_dim(start_dim, t.dim()), e = wrap_dim(end_dim, t.dim());
+  if (t.dim() == 0) return reshape(t, {1});
   EMBER_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
   if (s == e) return t;
   Shape shape(t.sizes().begin(), t.sizes().begin() + s);

@@ -1,5 +1,6 @@
 #include "ops/index/index.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -40,8 +41,11 @@ std::vector<std::pair<int64_t, Tensor>> expand_indices(const Tensor& self,
       continue;
     }
     if (is_mask(idx)) {
-      EMBER_CHECK(d + idx.dim() <= self.dim(), "too many indices for tensor of dimension ",
-                  self.dim());
+      // A 0-d mask has one coordinate column for a dim it does not have (the
+      // bindings apply 0-d masks as a new dim of size 1 instead).
+      if (d + std::max<int64_t>(idx.dim(), 1) > self.dim()) {
+        throw IndexError(detail::str("too many indices for tensor of dimension ", self.dim()));
+      }
       for (int64_t k = 0; k < idx.dim(); ++k) {
         if (idx.sizes()[k] != self.sizes()[d + k]) {
           throw IndexError(detail::str("The shape of the mask ", shape_str(idx.sizes()),
@@ -101,6 +105,13 @@ Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices) {
   base_strides.insert(base_strides.end(), B.size(), 0);
   base_strides.insert(base_strides.end(), after_strides.begin(), after_strides.end());
   p.base = self.view_with(p.out_shape, base_strides, self.storage_offset());
+  if (numel_of(p.out_shape) == 0) {
+    // Nothing is read or written: as in torch, the indices are not checked
+    // (x[[5], 2:2] of a 2x2 tensor is empty, not an IndexError).
+    p.offsets = Tensor::empty({0}, ScalarType::Int64, self.device())
+                    .view_with(p.out_shape, Shape(p.out_shape.size(), 0), 0);
+    return p;
+  }
 
   // Offsets over B, then viewed with zero strides over the other dims.
   std::vector<Tensor> idx;
@@ -242,11 +253,12 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
 void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                 bool accumulate) {
   const Plan p = make_plan(self, indices);
-  // Values in self's dtype on self's device, broadcast to the indexed shape.
-  Tensor v = to(values, self.device(), self.dtype());
+  // Values on self's device, broadcast to the indexed shape; of self's dtype
+  // (torch's index_put_ converts nothing: setitem of a number makes a value
+  // of self's dtype, and a bool mask with one value goes through masked_fill).
   Shape b;
   try {
-    b = broadcast_shapes(p.out_shape, v.sizes());
+    b = broadcast_shapes(p.out_shape, values.sizes());
   } catch (const Error&) {
     b.clear();
   }
@@ -255,8 +267,13 @@ void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Te
                             " cannot be broadcast to indexing result of shape ",
                             shape_str(p.out_shape)));
   }
+  if (values.dtype() != self.dtype()) {
+    throw Error(detail::str("Index put requires the source and destination dtypes match, got ",
+                            torch_scalar_name(self.dtype()), " for the destination and ",
+                            torch_scalar_name(values.dtype()), " for the source."));
+  }
+  Tensor v = to(values, self.device(), self.dtype());
   if (v.storage().get() == self.storage().get()) v = clone(v);  // read before writing
-  while (v.dim() > static_cast<int64_t>(p.out_shape.size())) v = squeeze(v, {0});
   v = expand(v, p.out_shape);
   if (numel_of(p.out_shape) == 0) return;
 #if EMBER_WITH_CUDA

@@ -9,7 +9,8 @@
 // and goes first otherwise.
 //
 // Every index is checked before anything is written: out-of-range indices
-// raise IndexError and leave `self` untouched. On the GPU the check costs one
+// raise IndexError and leave `self` untouched (as in torch, not when the
+// result has no elements: then nothing is read or written). On the GPU the check costs one
 // host synchronisation (torch would assert on the device and kill the
 // context instead); masks on the GPU are read back to the host to count them.
 #pragma once
@@ -21,8 +22,9 @@
 namespace ember::ops {
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
-// self[indices] = values (broadcast to the indexed shape, converted to
-// self's dtype). With duplicate indices one of the values wins; with
+// self[indices] = values (broadcast to the indexed shape; of self's dtype,
+// else torch's "Index put requires the source and destination dtypes
+// match"). With duplicate indices one of the values wins; with
 // `accumulate` the values are added instead, duplicates included (the
 // backward of indexing; on the GPU with atomics, for floating dtypes, int32
 // and int64).

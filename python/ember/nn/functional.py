@@ -69,15 +69,33 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return out
 
 
+_REDUCED_FLOATS = (ember.float16, ember.bfloat16)
+
+
+def _opmath(input):
+    """torch's kernels compute float16/bfloat16 in float32 and round once: the
+    compositions below do the same (softplus(float16 11.5) is 11.5, not inf)."""
+    return input.float() if input.dtype in _REDUCED_FLOATS else input
+
+
+def _rounded(out, input):
+    return out.to(input.dtype) if out.dtype != input.dtype else out
+
+
 def elu(input, alpha=1.0, inplace=False):
-    return ember.where(input > 0, input, (ember.exp(input) - 1) * alpha)
+    """x for x > 0, alpha * expm1(x) otherwise (expm1: exact near 0, as torch)."""
+    x = _opmath(input)
+    out = _rounded(ember.where(x > 0, x, ember.expm1(x) * alpha), input)
+    return input.copy_(out) if inplace else out
 
 
 def softplus(input, beta=1.0, threshold=20.0):
     if _ac_on():
         input, = _ac_fp32(2, input)
-    scaled = input * beta
-    return ember.where(scaled > threshold, input, ember.log1p(ember.exp(scaled)) / beta)
+    x = _opmath(input)
+    scaled = x * beta
+    return _rounded(ember.where(scaled > threshold, x, ember.log1p(ember.exp(scaled)) / beta),
+                    input)
 
 
 def _softmax_dim(ndim):
