@@ -2027,6 +2027,17 @@ DEVIATIONS = {
         lambda case, to, eo: case.form == "out" and to.exc is None and eo.exc is not None
         and "out= has shape" in str(eo.exc),
         "torch resizes a non-empty out= of the wrong shape (UserWarning); ember raises"),
+    # An integer result stored into a narrower integer out= on the GPU: torch's CUDA cast
+    # of out-of-range values saturates at times (maximum(int16 19418) into uint8 gives 255),
+    # its CPU one wraps (218); ember wraps on both devices, as C++'s conversion does.
+    "cuda-narrowing-out-cast": (
+        lambda case, to, eo: case.device == "cuda" and case.form == "out" and to.exc is None
+        and eo.exc is None and str(to.result.dtype) in ("torch.uint8", "torch.int8",
+                                                        "torch.int16", "torch.int32")
+        and any(getattr(a, "dtype", None) is not None and getattr(a, "dtype").itemsize
+                > to.result.dtype.itemsize for a in (to.args or ())),
+        "torch's CUDA integer narrowing of an out-of-range value on out= differs from its "
+        "CPU wrap-around; ember wraps"),
 }
 
 

@@ -22,13 +22,21 @@ std::optional<Operand> optional_operand(PyObject* o, const char* fn, const char*
 // float16 and bfloat16 (where(c, half_x, 1e5) gives inf there).
 void check_where_numbers(const Operand& a, const Operand& b) {
   const ScalarType dt = ops::result_type({&a, &b});
-  if (dt != ScalarType::Float16 && dt != ScalarType::BFloat16) check_scalar_operands({&a, &b}, dt);
+  // torch's CPU where writes float16/bfloat16 overflow as inf unchecked; its
+  // CUDA where checks the number like every other dtype.
+  const bool cuda = (!a.is_scalar() && a.tensor.is_cuda()) || (!b.is_scalar() && b.tensor.is_cuda());
+  if (cuda || (dt != ScalarType::Float16 && dt != ScalarType::BFloat16)) {
+    check_scalar_operands({&a, &b}, dt);
+  }
 }
 
 // clamp's numbers are converted into the result dtype checked, in every dtype
 // (clamp(int8_x, min=300) raises).
 void check_clamp_bounds(const Tensor& x, const std::optional<Operand>& mn,
                         const std::optional<Operand>& mx) {
+  // A tensor bound selects torch's Tensor overload: the number becomes a
+  // wrapped tensor there, converted unchecked.
+  if ((mn && !mn->is_scalar()) || (mx && !mx->is_scalar())) return;
   const Operand in(x);
   const Operand* lo = mn ? &*mn : &in;
   const Operand* hi = mx ? &*mx : &in;

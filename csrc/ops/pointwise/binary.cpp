@@ -176,9 +176,16 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
   } else if (op == BinaryOp::Mul || opmath_div) {
     spec.keep_scalar_tensors = 0b10;
   }
-  const ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
+  ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
   if (it.is_cuda()) {
 #if EMBER_WITH_CUDA
+    if (op == BinaryOp::Div && it.by_value[2] && is_floating(common)) {
+      // torch's CUDA true division by a number multiplies by its reciprocal,
+      // taken in double: 7.75 / 1e-3 in float16 is 7752 there (7748 divided).
+      it.value[2] = Scalar::from_double(1.0 / it.value[2].to_double());
+      internal::binary_cuda(BinaryOp::Mul, it, args);
+      return it.out;
+    }
     internal::binary_cuda(op, it, args);
 #endif
   } else {

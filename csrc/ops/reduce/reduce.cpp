@@ -7,6 +7,7 @@
 #include "ops/reduce/reduce.hpp"
 
 #include <cmath>
+#include <string>
 
 #include "ops/pointwise/compare.hpp"
 #include "ops/copy/copy.hpp"
@@ -157,8 +158,12 @@ void check_out_dtype(ReduceOp op, const Tensor& x, std::optional<ScalarType> dty
 // torch's vector_norm has no identity for p = +-inf: an empty reduction raises.
 void check_norm_identity(ReduceOp op, const ReduceArgs& args, const Tensor& x, const Dims& dims,
                          const std::vector<bool>& red) {
-  if (op != ReduceOp::Norm || !std::isinf(args.p)) return;
-  const char* which = args.p > 0 ? "inf" : "-inf";
+  // max-like norms (inf) and the negative ones (min-like) have no identity
+  if (op != ReduceOp::Norm || !(std::isinf(args.p) || args.p < 0)) return;
+  const std::string which = std::isinf(args.p) ? (args.p > 0 ? "inf" : "-inf")
+                            : args.p == std::floor(args.p)
+                                ? std::to_string(static_cast<int64_t>(args.p))
+                                : detail::str(args.p);
   if (!dims || dims->empty()) {
     if (x.numel() == 0) {
       throw Error(detail::str("linalg.vector_norm cannot compute the ", which,
@@ -234,7 +239,7 @@ Tensor reduce(ReduceOp op, const Tensor& x_in, const Dims& dims, bool keepdim,
   if (dims && dims->empty() && (op == ReduceOp::All || op == ReduceOp::Any)) {
     red.assign(static_cast<size_t>(x.dim()), false);  // torch: all/any over no dims reduce nothing
   } else {
-    if (dims && dims->empty() && op == ReduceOp::LogSumExp && x.dim() > 0) {
+    if (dims && dims->empty() && op == ReduceOp::LogSumExp && x.dim() > 0 && !keepdim) {
       // torch's logsumexp(dim=()) fails this way (its result keeps no dims)
       throw Error(detail::str("output with shape [] doesn't match the broadcast shape ",
                               shape_str(Shape(static_cast<size_t>(x.dim()), 1))));

@@ -24,9 +24,10 @@ struct Prepared {
 Prepared prepare(const Tensor& x_in, int64_t dim, std::optional<ScalarType> dtype,
                  const char* name) {
   Prepared p;
+  wrap_dim(dim, x_in.dim());  // IndexError for a bad dim, before the dtype's error (as torch)
   p.x = dtype && *dtype != x_in.dtype() ? to(x_in, x_in.device(), *dtype) : x_in;
+  if (p.x.numel() == 0) return p;  // nothing to reduce (torch returns the empty tensor for any dtype)
   if (!is_floating(p.x.dtype())) not_implemented(name, p.x.dtype(), p.x.is_cuda());
-  wrap_dim(dim, p.x.dim());  // IndexError for a bad dim
   ReduceArgs args;
   args.result_dtype = ScalarType::Float64;
   args.lse_relative = true;
@@ -38,6 +39,7 @@ Prepared prepare(const Tensor& x_in, int64_t dim, std::optional<ScalarType> dtyp
 
 Tensor softmax_like(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype, bool log) {
   const Prepared p = prepare(x, dim, dtype, log ? "log_softmax" : "softmax");
+  if (p.x.numel() == 0) return Tensor::empty(p.x.sizes(), p.x.dtype(), p.x.device());
   const Operand a(p.x), b(p.max), c(p.logsum);
   // (x - max) - log(sum) as torch, in double, rounded once into x's dtype.
   const ElementwiseSpec spec{log ? "log_softmax" : "softmax", ScalarType::Float64, p.x.dtype(),
