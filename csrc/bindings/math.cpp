@@ -128,7 +128,10 @@ std::vector<Signature>& binary_sigs() {
 void check_pow_exponent(const Operand& a, const Operand& b) {
   if (a.is_scalar() || !b.is_scalar()) return;
   const ScalarType dt = ops::result_type({&a, &b});
-  if (!is_floating(dt) || dt == ScalarType::Float16 || dt == ScalarType::BFloat16) {
+  // torch's CPU pow reads a float32/float64 exponent unchecked; its CUDA pow
+  // converts it checked (int32_x.cuda().pow(1e300) raises).
+  if (!is_floating(dt) || dt == ScalarType::Float16 || dt == ScalarType::BFloat16 ||
+      a.tensor.is_cuda()) {
     check_scalar_fits(b.scalar, dt);
   }
 }

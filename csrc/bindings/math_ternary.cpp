@@ -34,13 +34,20 @@ void check_where_numbers(const Operand& a, const Operand& b) {
 // (clamp(int8_x, min=300) raises).
 void check_clamp_bounds(const Tensor& x, const std::optional<Operand>& mn,
                         const std::optional<Operand>& mx) {
-  // A tensor bound selects torch's Tensor overload: the number becomes a
-  // wrapped tensor there, converted unchecked.
-  if ((mn && !mn->is_scalar()) || (mx && !mx->is_scalar())) return;
+  // torch's CUDA kernels read a number bound in the opmath type (float for
+  // float16/bfloat16: clamp_min(half, 1e5) gives inf there), and beside a
+  // tensor bound not at all; its CPU ones convert it checked into the result
+  // dtype.
+  const bool tensor_bound = (mn && !mn->is_scalar()) || (mx && !mx->is_scalar());
+  if (x.is_cuda() && tensor_bound) return;
   const Operand in(x);
   const Operand* lo = mn ? &*mn : &in;
   const Operand* hi = mx ? &*mx : &in;
-  check_scalar_operands({lo, hi}, ops::result_type({&in, lo, hi}));
+  ScalarType dt = ops::result_type({&in, lo, hi});
+  if (x.is_cuda() && (dt == ScalarType::Float16 || dt == ScalarType::BFloat16)) {
+    dt = ScalarType::Float32;
+  }
+  check_scalar_operands({lo, hi}, dt);
 }
 
 // lerp's weight and addcmul/addcdiv's value: converted checked into the
