@@ -7,6 +7,7 @@
 #include "ops/index/index.hpp"
 #include "runtime/cuda_device.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/sync_debug.hpp"
 #include "tensor/dispatch.hpp"
 
 namespace ember::ops {
@@ -131,6 +132,9 @@ void index_offsets_cuda(const std::vector<Tensor>& idx, const Shape& dims, const
                         const Shape& strides, const Tensor& out) {
   EMBER_CHECK(idx.size() <= static_cast<size_t>(kMaxIndices), "at most ", kMaxIndices,
               " index tensors are supported");
+  // The bounds check reads its flag on the host (an error is raised, never a device assert).
+  cuda::note_host_sync("advanced indexing with index tensors checks its indices' bounds on the "
+                       "host");
   const int dev = out.device().index;
   cuda::DeviceGuard guard(dev);
   cudaStream_t stream = cuda::current_stream(dev).handle();
