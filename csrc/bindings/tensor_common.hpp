@@ -50,7 +50,8 @@ Shape sizes_from_args(const py::args& args, const char* fn, const char* arg = "s
 // A Python number (bool, int, float, numpy scalar) or one-element tensor.
 bool is_scalar_like(py::handle obj);
 Scalar scalar_arg(py::handle obj, const char* fn, const char* arg);
-// A device argument: None -> CPU; CUDA devices get their index resolved.
+// A device argument: None -> the default device (CPU unless ember.set_default_device
+// or `with ember.device(...)` says otherwise); CUDA devices get their index resolved.
 Device device_arg(py::handle obj);
 // The same without resolving the index (no CUDA call).
 Device device_spec(py::handle obj);
