@@ -320,3 +320,19 @@ def test_failed_setitem_leaves_the_tensor_untouched():
     with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t"):
         x[0] = 2.0**64
     assert x.tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_range_and_sequences_as_indices():
+    """x[range(n), target] (the cross-entropy idiom) and ranges anywhere a list of ints goes."""
+    x = ember.arange(12.0).reshape(3, 4)
+    assert x[range(3), [0, 1, 2]].tolist() == [0.0, 5.0, 10.0]
+    assert x[range(2)].tolist() == x[[0, 1]].tolist()
+    assert x[range(0)].shape == (0, 4)
+    assert x[:, range(1, 3)].tolist() == [[1.0, 2.0], [5.0, 6.0], [9.0, 10.0]]
+    assert x[(0, 1)].item() == 1.0
+    assert x[[0, 1], [1, 2]].tolist() == [1.0, 6.0]
+    y = x.clone()
+    y[range(3), [0, 1, 2]] = 7.0
+    assert y.diagonal().tolist() == [7.0, 7.0, 7.0]
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[range(4)]

@@ -369,15 +369,21 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
     check_one_element(t);
     return py::float_(tensor_item(t));
   });
-  cls.def("__int__", [](const Tensor& t) {
+  // An exact int (a bool tensor's item is a Python bool: int(True) is 1, not True).
+  auto exact_int = [](const Tensor& t) {
+    PyObject* r = PyNumber_Long(tensor_item(t).ptr());
+    if (!r) throw py::error_already_set();
+    return py::reinterpret_steal<py::int_>(r);
+  };
+  cls.def("__int__", [exact_int](const Tensor& t) {
     check_one_element(t);
-    return py::int_(tensor_item(t));
+    return exact_int(t);
   });
-  cls.def("__index__", [](const Tensor& t) {
+  cls.def("__index__", [exact_int](const Tensor& t) {
     if (t.numel() != 1 || !is_integral(t.dtype(), true)) {
       throw TypeError("only integer tensors of a single element can be converted to an index");
     }
-    return py::int_(tensor_item(t));
+    return exact_int(t);
   });
   cls.def("__getitem__", [](const Tensor& t, py::handle index) { return tensor_getitem(t, index); });
   cls.def("__setitem__", [](const Tensor& t, py::handle index, py::handle value) {

@@ -57,6 +57,10 @@ Item classify(py::handle obj, const Tensor& self) {
   } else if (PyList_Check(p) || PyTuple_Check(p) || is_numpy_array(obj)) {
     t = tensor_from_data(obj, std::nullopt, Device(DeviceType::CPU), false);
     if (t.numel() == 0 && !is_numpy_array(obj)) t = ops::to(t, t.device(), ScalarType::Int64);
+  } else if (PyRange_Check(p)) {  // x[range(n), target]: the range's ints, as a list would
+    const py::list items = py::reinterpret_steal<py::list>(PySequence_List(p));
+    if (!items) throw py::error_already_set();
+    t = tensor_from_data(items, ScalarType::Int64, Device(DeviceType::CPU), false);
   } else {
     throw IndexError(detail::str("only integers, slices (`:`), ellipsis (`...`), None and long "
                                  "or byte Variables are valid indices (got ",
