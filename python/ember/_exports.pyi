@@ -7,7 +7,11 @@ bound there in loops or by __getattr__ on first use, or exported only through
 from ember._C import Tensor
 from ember import (
     cuda as cuda, utils as utils, version as version, backends as backends, nn as nn,
-    autograd as autograd, optim as optim, amp as amp,
+    autograd as autograd, optim as optim, amp as amp, DoubleTensor as DoubleTensor,
+    FloatTensor as FloatTensor, HalfTensor as HalfTensor, BFloat16Tensor as BFloat16Tensor,
+    LongTensor as LongTensor, IntTensor as IntTensor, ShortTensor as ShortTensor,
+    CharTensor as CharTensor, ByteTensor as ByteTensor, BoolTensor as BoolTensor,
+    testing as testing, accelerator as accelerator,
 )
 from ember._C import (
     device as device, Tensor as Tensor, Size as Size, dtype as dtype, finfo as finfo,
@@ -37,7 +41,8 @@ from ember._C import (
     clear_autocast_cache as clear_autocast_cache, bool as bool, uint8 as uint8, int8 as int8,
     int16 as int16, int32 as int32, int64 as int64, float16 as float16, bfloat16 as bfloat16,
     float32 as float32, float64 as float64, half as half, float as float, double as double,
-    short as short, int as int, long as long, result_type as result_type, can_cast as can_cast,
+    short as short, int as int, long as long, set_default_device as set_default_device,
+    get_default_device as get_default_device, result_type as result_type, can_cast as can_cast,
     return_types as return_types, get_num_threads as get_num_threads,
     set_num_threads as set_num_threads, add as add, sub as sub, subtract as subtract, mul as mul,
     multiply as multiply, div as div, divide as divide, true_divide as true_divide,
@@ -80,6 +85,9 @@ from ember.amp.autocast_mode import (
     set_autocast_cpu_dtype as set_autocast_cpu_dtype,
     get_autocast_gpu_dtype as get_autocast_gpu_dtype,
     set_autocast_gpu_dtype as set_autocast_gpu_dtype,
+)
+from ember._tensor import (
+    isclose as isclose, allclose as allclose, equal as equal,
 )
 
 reshape = Tensor.reshape
