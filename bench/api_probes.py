@@ -379,12 +379,22 @@ HAND = {
     # amp
     "torch.amp.autocast": lambda L: _autocast(L),
     "torch.amp.GradScaler": lambda L: L.amp.GradScaler("cpu", enabled=False).scale(_t(L)),
-    "torch.amp.custom_fwd": lambda L: L.amp.custom_fwd(device_type="cpu")(lambda x: x)(_t(L)),
+    "torch.amp.custom_fwd": lambda L: _custom_fwd_bwd(L)[0],
+    "torch.amp.custom_bwd": lambda L: _custom_fwd_bwd(L)[1],
     "torch.amp.is_autocast_available": _call("amp.is_autocast_available", "cpu"),
     # cuda: answers that need no GPU
     "torch.cuda.set_sync_debug_mode": _restoring(lambda L: L.cuda.get_sync_debug_mode,
                                                  lambda L: L.cuda.set_sync_debug_mode),
 }
+
+
+def _custom_fwd_bwd(L):
+    """The decorators on a forward and a backward that take a ctx (what they decorate)."""
+    import types
+    ctx = types.SimpleNamespace()
+    fwd = L.amp.custom_fwd(device_type="cpu")(lambda ctx, x: x * 2)
+    bwd = L.amp.custom_bwd(device_type="cpu")(lambda ctx, g: g * 2)
+    return fwd(ctx, _t(L)), bwd(ctx, _t(L))
 
 
 def _roundtrip(L):
