@@ -60,6 +60,11 @@ def test_deprecated_memory_aliases():
                 assert not HAS_GPU  # no GPU: the target raises, after the warning
 
 
+def test_legacy_constants():
+    assert ember.cuda.has_half is True     # torch.cuda.has_half: True in every torch build
+    assert ember.cuda.has_magma is False
+
+
 def test_capabilities_without_gpu():
     if HAS_GPU:
         pytest.skip("checks the answers without a GPU")
@@ -100,4 +105,4 @@ def test_nvml_readings_without_nvml():
         pytest.skip("NVML is present here")
     with pytest.raises(RuntimeError, match="NVML"):
         ember.cuda.temperature()
-    assert "nvidia-ml" in ember.cuda.list_gpu_processes()
+    assert "libnvidia-ml" in ember.cuda.list_gpu_processes()

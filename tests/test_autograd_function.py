@@ -104,8 +104,28 @@ def test_once_differentiable():
     (g,) = ember.autograd.grad(Once.apply(x).sum(), x, create_graph=True)
     assert ember.allclose(g, x.detach().exp())
     assert not g.requires_grad              # the backward recorded nothing
+    # incoming gradients that require grad: the result gets a node that refuses a 2nd backward
+    go = ember.ones(2, requires_grad=True)
+    (g,) = ember.autograd.grad(Once.apply(x), x, grad_outputs=go, create_graph=True)
+    assert g.requires_grad and ember.allclose(g.detach(), x.detach().exp())
+    with pytest.raises(RuntimeError, match="trying to differentiate twice a function that was "
+                                           "marked with @once_differentiable"):
+        g.sum().backward()
     assert once_differentiable.__module__ == "ember.autograd.function"
     assert Function is ember.autograd.Function and FunctionCtx is ember.autograd.FunctionCtx
+
+
+def test_once_differentiable_against_torch(torch):
+    for L in (ember, torch):
+        *_, Once, _ = make_classes(L)
+        x = L.tensor([0.5, 1.5], requires_grad=True)
+        (g,) = L.autograd.grad(Once.apply(x).sum(), x, create_graph=True)
+        assert not g.requires_grad
+        go = L.ones(2, requires_grad=True)
+        (g,) = L.autograd.grad(Once.apply(x), x, grad_outputs=go, create_graph=True)
+        assert g.requires_grad
+        with pytest.raises(RuntimeError, match="trying to differentiate twice"):
+            g.sum().backward()
 
 
 def test_against_torch(torch):

@@ -124,12 +124,49 @@ class Function(metaclass=_FunctionMeta):
         return outputs
 
 
+_TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class _DelayedError(Function):
+    """What a once_differentiable backward returns when its gradients require grad: the
+    values as they are, with a node whose backward raises (a double backward through it)."""
+
+    @staticmethod
+    def forward(ctx, *tensors):
+        return tensors[0] if len(tensors) == 1 else tensors
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(_TWICE)
+
+
 def once_differentiable(fn):
     """Decorates a backward that cannot itself be differentiated: it runs without recording
-    a graph (a double backward through it sees no history)."""
+    a graph; where its incoming gradients require grad (a backward with create_graph=True
+    that is itself differentiated), its results get a node that raises torch's
+    "trying to differentiate twice" error when a second backward reaches it."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with no_grad():
             outputs = fn(ctx, *args)
-        return outputs
+        if not _C.is_grad_enabled():
+            return outputs
+        if not any(_C.is_tensor(a) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        where = [i for i, o in enumerate(outs) if _C.is_tensor(o)]
+        if not where:
+            return outputs
+        fakes = []
+        for i in where:
+            t = outs[i].detach()
+            t.requires_grad_(True)
+            fakes.append(t)
+        wrapped = _DelayedError.apply(*fakes)
+        wrapped = (wrapped,) if len(fakes) == 1 else wrapped
+        result = list(outs)
+        for i, w in zip(where, wrapped):
+            result[i] = w
+        return result[0] if single else tuple(result)
     return wrapper

@@ -44,6 +44,9 @@ def max_memory_cached(device=None):
 
 # ---- what the GPU and the build support -----------------------------------------------------
 
+has_half = True    # torch's legacy constants: float16 is supported everywhere,
+has_magma = False  # and ember's linear algebra does not use MAGMA
+
 
 def is_bf16_supported(including_emulation=True):
     """True when the current GPU computes in bfloat16 (compute capability 8.0 or newer);
@@ -150,7 +153,8 @@ def device_memory_used(device=None):
 def list_gpu_processes(device=None):
     """A readable list of the processes using the GPU and their memory (NVML)."""
     if not _c._nvml_available():
-        return "pynvml module not found, please install nvidia-ml-py"
+        return ("NVML (libnvidia-ml, installed with the NVIDIA driver) could not be loaded: no "
+                "GPU processes to list")
     index = _nvml_index(device)
     procs = _c._nvml_processes(index)
     lines = [f"GPU:{index}"]
@@ -164,7 +168,7 @@ def list_gpu_processes(device=None):
     return "\n".join(lines)
 
 
-__all__ = ["reset_max_memory_allocated", "reset_max_memory_cached", "memory_cached",
+__all__ = ["has_half", "has_magma", "reset_max_memory_allocated", "reset_max_memory_cached", "memory_cached",
            "max_memory_cached", "is_bf16_supported", "is_tf32_supported", "get_arch_list",
            "get_gencode_flags", "can_device_access_peer", "utilization", "memory_usage",
            "temperature", "power_draw", "clock_rate", "device_memory_used",
