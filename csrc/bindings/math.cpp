@@ -149,6 +149,11 @@ Tensor run_binary(const BinaryEntry& e, const Operand& a, const Operand& b, PyOb
   if (std::string_view(e.name) == "pow") check_pow_exponent(a, b);
   const bool release = worth_releasing_gil({&a, &b});
   if (std::string_view(e.name) == "float_power") {
+    if (out.defined() && out.dtype() != ScalarType::Float64) {
+      throw Error(detail::str("the output given to float_power has dtype ",
+                              torch_scalar_name(out.dtype()),
+                              " but the operation's result requires dtype Double"));
+    }
     return maybe_nogil(release, [&] {
       return autograd::binary(op, as_double(a), as_double(b), args, out, inplace);
     });

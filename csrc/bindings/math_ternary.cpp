@@ -3,8 +3,10 @@
 #include <Python.h>
 
 #include "autograd/functions.hpp"
+#include "autograd/meta.hpp"
 #include "bindings/math_args.hpp"
 #include "bindings/math_parts.hpp"
+#include "bindings/tensor_common.hpp"
 #include "ops/pointwise/ternary.hpp"
 
 namespace ember::bindings {
@@ -103,6 +105,26 @@ PyObject* where_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
 
 enum ClampKind { kBoth, kMinOnly, kMaxOnly };
 
+// torch's parser binds clamp(x, 3, t) to its Scalar overload when the tensor
+// bounds are 0-d and need no grad (a 0-d tensor passes as a number there): the
+// bound is read as a number (its value checked, out's dtype exact, the result
+// dtype a number's: clamp(int16_x, half_0d, 127) is float32).
+void clamp_scalar_overload(std::optional<Operand>& mn, std::optional<Operand>& mx) {
+  const bool number = (mn && mn->is_scalar()) || (mx && mx->is_scalar());
+  if (!number) return;
+  for (std::optional<Operand>* b : {&mn, &mx}) {
+    if (*b && !(*b)->is_scalar() &&
+        ((*b)->tensor.dim() != 0 || autograd::requires_grad((*b)->tensor))) {
+      return;
+    }
+  }
+  for (std::optional<Operand>* b : {&mn, &mx}) {
+    if (*b && !(*b)->is_scalar()) {
+      *b = Operand(scalar_arg(element_to_py((*b)->tensor), "clamp", "min"));
+    }
+  }
+}
+
 template <int KIND>
 PyObject* clamp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {
   EMBER_PY_TRY
@@ -118,6 +140,7 @@ PyObject* clamp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, Py
   if (KIND == kBoth) {
     mn = optional_operand(s[1], "clamp", "min");
     mx = optional_operand(s[2], "clamp", "max");
+    clamp_scalar_overload(mn, mx);
     out_obj = s[3];
   } else {
     (KIND == kMinOnly ? mn : mx) = operand_arg(s[1], "clamp", KIND == kMinOnly ? "min" : "max");
@@ -144,6 +167,7 @@ PyObject* clamp_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
   if (KIND == kBoth) {
     mn = optional_operand(s[0], "clamp", "min");
     mx = optional_operand(s[1], "clamp", "max");
+    clamp_scalar_overload(mn, mx);
   } else {
     (KIND == kMinOnly ? mn : mx) = operand_arg(s[0], "clamp", KIND == kMinOnly ? "min" : "max");
   }

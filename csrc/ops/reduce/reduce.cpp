@@ -225,11 +225,21 @@ const char* reduce_name(ReduceOp op) {
 
 Tensor reduce(ReduceOp op, const Tensor& x_in, const Dims& dims, bool keepdim,
               std::optional<ScalarType> dtype, const ReduceArgs& args, const Tensor& out) {
+  // amax/amin/all/any/norm check out's dtype first; argmax/argmin and
+  // sum/prod/mean after the dims (as torch's meta functions order them)
+  const bool late_out_check = is_arg(op) || op == ReduceOp::Sum || op == ReduceOp::Prod ||
+                              op == ReduceOp::Mean;
+  if (out.defined() && !late_out_check) check_out_dtype(op, x_in, dtype, out);
   // The dtype the reduction accumulates in and gives: dtype=, else for sum and
   // prod an out='s dtype (torch's get_dtype_from_result: the input is
   // converted first, so sum(x, out=uint8) adds uint8 values).
   std::optional<ScalarType> as = dtype;
   if (!as && out.defined() && (op == ReduceOp::Sum || op == ReduceOp::Prod)) as = out.dtype();
+  // mean(x, out=o) is sum(x, dtype=o.dtype) / n in torch: computed in out's dtype
+  if (!as && out.defined() && op == ReduceOp::Mean && is_floating(out.dtype()) &&
+      is_floating(x_in.dtype())) {
+    as = out.dtype();
+  }
   Tensor x = x_in;
   if (as && *as != x.dtype()) x = to(x, x.device(), *as);
   const ScalarType rdt = args.result_dtype                                   ? *args.result_dtype
@@ -239,7 +249,8 @@ Tensor reduce(ReduceOp op, const Tensor& x_in, const Dims& dims, bool keepdim,
   if (dims && dims->empty() && (op == ReduceOp::All || op == ReduceOp::Any)) {
     red.assign(static_cast<size_t>(x.dim()), false);  // torch: all/any over no dims reduce nothing
   } else {
-    if (dims && dims->empty() && op == ReduceOp::LogSumExp && x.dim() > 0 && !keepdim) {
+    if (dims && dims->empty() && op == ReduceOp::LogSumExp && x.dim() > 0 && !keepdim &&
+        x.numel() > 0) {
       // torch's logsumexp(dim=()) fails this way (its result keeps no dims)
       throw Error(detail::str("output with shape [] doesn't match the broadcast shape ",
                               shape_str(Shape(static_cast<size_t>(x.dim()), 1))));
@@ -248,7 +259,9 @@ Tensor reduce(ReduceOp op, const Tensor& x_in, const Dims& dims, bool keepdim,
   }
   check_norm_identity(op, args, x, dims, red);
   check_nonempty(op, x, dims, red);
-  if (out.defined()) check_out_dtype(op, x_in, dtype, out);  // after the dims' checks, as torch
+  // argmax/argmin check out's dtype after the dims (their structured meta
+  // functions); the others before
+  if (out.defined() && late_out_check) check_out_dtype(op, x_in, dtype, out);
   // argmax over everything indexes the flattened (row-major) tensor.
   if (is_arg(op) && (!dims || dims->empty()) && !x.is_contiguous()) x = contiguous(x);
   const Tensor kx = kernel_input(op, x);
