@@ -259,8 +259,12 @@ def xlogy(input, other):
                                                                        device=device)
     y = other.to(dtype) if isinstance(other, _Tensor) else _C.tensor(other, dtype=dtype,
                                                                      device=device)
-    r = _C.where(x == 0, 0.0, x * _C.log(y))
-    return _C.where(_C.isnan(y), math.nan, r)
+    # x == 0 gives 0; where log(y) is not finite there (y <= 0 or inf) log(y) is replaced
+    # by 0 (and y by 1, so that no 0 * inf reaches the gradient): x's gradient stays log(y)
+    # where y > 0, as torch's. + 0.0 makes the -0.0 of 0 * log(y < 1) torch's +0.0.
+    mask = (x == 0) & ~((y > 0) & _C.isfinite(y))
+    ly = _C.where(mask, 0.0, _C.log(_C.where(mask, 1.0, y)))
+    return _C.where(_C.isnan(y), math.nan, x * ly + 0.0)
 
 
 # ---- integration ------------------------------------------------------------------------
