@@ -80,7 +80,8 @@ def flip(input, dims):
     """torch.flip: a copy with the order of the elements along each of dims reversed."""
     if isinstance(dims, int):
         raise TypeError(
-            f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
+            "flip(): argument 'dims' (position 2) must be tuple of ints, not "
+            f"{type(dims).__name__}")
     wrapped = _check_unique(_dims_tuple(dims), input.dim())
     out = input
     for d in wrapped:
@@ -153,7 +154,8 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {nd}")
     if dims[0] == dims[1] or abs(dims[0] - dims[1]) == nd:
         raise RuntimeError(
-            f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+            "expected rotation dims to be different, but got dim0 = "
+            f"{dims[0]} and dim1 = {dims[1]}")
     if not -nd <= dims[0] < nd:
         raise RuntimeError(f"Rotation dim0 out of range, dim0 = {dims[0]}")
     if not -nd <= dims[1] < nd:
