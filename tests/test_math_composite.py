@@ -643,3 +643,51 @@ def test_against_torch(torch):
         assert str(got.value).split("\n")[0] == str(ref.value).split("\n")[0], name
     assert math.isclose(float(ember.sinc(ember.tensor(0.25))), float(torch.sinc(
         torch.tensor(0.25))), rel_tol=1e-6)
+
+
+_GRAD_CASES = {
+    "diff": lambda m, x, y: m.diff(x, 2, 1, prepend=y[:, :1], append=y),
+    "gradient": lambda m, x, y: m.gradient(x, spacing=[m.tensor([1.0, 3.0, 6.0, 10.0]), m.tensor(
+        [1.0, 2.0, 4.0, 7.0, 11.0])], edge_order=2),
+    "gradient_h": lambda m, x, y: m.gradient(x, spacing=0.3, dim=1),
+    "logaddexp": lambda m, x, y: m.logaddexp(x, y),
+    "logaddexp2": lambda m, x, y: m.logaddexp2(x, y),
+    "copysign": lambda m, x, y: m.copysign(x, y),
+    "sinc": lambda m, x, y: m.sinc(x * (m.arange(20.0, dtype=m.float64).reshape(4, 5) % 3 != 0)),
+    "xlogy": lambda m, x, y: m.xlogy(x, y.abs()),
+    "rad2deg": lambda m, x, y: m.rad2deg(x),
+    "trapezoid": lambda m, x, y: m.trapezoid(x, y[0].abs().cumsum(0)),
+    "cumulative_trapezoid": lambda m, x, y: m.cumulative_trapezoid(x, dim=0),
+    "std_mean": lambda m, x, y: m.std_mean(x, 0),
+    "var_mean": lambda m, x, y: m.var_mean(x, correction=0),
+    "cross": lambda m, x, y: m.cross(x[:3], y[:3], dim=0),
+    "flip": lambda m, x, y: m.flip(x, (0, 1)),
+    "rot90": lambda m, x, y: m.rot90(x, 3),
+    "diag_embed": lambda m, x, y: m.diag_embed(x, -2, 0, 2),
+    "block_diag": lambda m, x, y: m.block_diag(x, y[0]),
+    "unfold": lambda m, x, y: x.unfold(1, 3, 1),
+    "repeat_interleave": lambda m, x, y: x.repeat_interleave(m.tensor([1, 0, 3, 2]), 0),
+    "combinations": lambda m, x, y: m.combinations(x[0], 2, True),
+    "meshgrid": lambda m, x, y: m.meshgrid(x[0], y[1], indexing="xy"),
+}
+
+
+def _grads(mod, a, b, f):
+    x = mod.tensor(a, dtype=mod.float64, requires_grad=True)
+    y = mod.tensor(b, dtype=mod.float64, requires_grad=True)
+    out = f(mod, x, y)
+    outs = out if isinstance(out, tuple) else (out,)
+    loss = sum((o * mod.tensor(np.cos(np.arange(o.numel())).reshape(tuple(o.shape)),
+                               dtype=mod.float64)).sum() for o in outs)
+    loss.backward()
+    return ([o.detach().cpu().numpy() for o in outs],
+            [np.zeros(a.shape) if g is None else g.cpu().numpy() for g in (x.grad, y.grad)])
+
+
+def test_gradients_against_torch(torch):
+    rng = np.random.default_rng(15)
+    a, b = rng.standard_normal((4, 5)), rng.standard_normal((4, 5))
+    for name, f in _GRAD_CASES.items():
+        (eo, eg), (to, tg) = _grads(ember, a, b, f), _grads(torch, a, b, f)
+        for u, v in zip(eo + eg, to + tg):
+            np.testing.assert_allclose(u, v, rtol=1e-10, atol=1e-12, err_msg=name)
