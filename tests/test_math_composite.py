@@ -448,6 +448,8 @@ def test_cross_matches_numpy(device):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ember.cross(ember.ones(2, 4), ember.ones(2, 4))
+    with pytest.raises(NotImplementedError, match="\"cross\" not implemented for 'Bool'"):
+        ember.linalg.cross(ember.ones(3, dtype=ember.bool), ember.ones(3, dtype=ember.bool))
     with pytest.raises(RuntimeError, match="expected scalar type Long but found Float"):
         ember.cross(ember.ones(3, dtype=ember.int64), ember.ones(3), dim=0)
     x = _t(a).requires_grad_()

@@ -404,6 +404,8 @@ def var_mean(input, *args, **kwargs):
 # ---- cross ------------------------------------------------------------------------------
 
 def _linalg_cross(input, other, dim):
+    if input.dtype == _C.bool:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     d = _wrap_dim(dim, input.dim())
