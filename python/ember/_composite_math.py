@@ -344,10 +344,17 @@ def _return_type():
     rt = _C.return_types
     cls = getattr(rt, "aminmax", None)
     if cls is None:
-        cls = namedtuple("aminmax", ["min", "max"])
-        cls.__module__ = "ember.return_types"
-        cls.__doc__ = "aminmax(min, max): what ember.aminmax returns (torch.return_types')."
-        rt.aminmax = cls
+        base = namedtuple("aminmax", ["min", "max"])
+
+        class aminmax(base):
+            """aminmax(min, max): what ember.aminmax returns (torch.return_types')."""
+            __slots__ = ()
+
+            def __repr__(self):
+                return f"ember.return_types.aminmax(min={self.min!r}, max={self.max!r})"
+
+        aminmax.__module__, aminmax.__qualname__ = "ember.return_types", "aminmax"
+        cls = rt.aminmax = aminmax
     return cls
 
 
