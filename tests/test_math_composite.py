@@ -693,3 +693,41 @@ def test_gradients_against_torch(torch):
         (eo, eg), (to, tg) = _grads(ember, a, b, f), _grads(torch, a, b, f)
         for u, v in zip(eo + eg, to + tg):
             np.testing.assert_allclose(u, v, rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+def test_out_argument():
+    rng = np.random.default_rng(16)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    x, y = _t(a), _t(b)
+    calls = {
+        "diff": (lambda **kw: ember.diff(x, **kw), np.diff(a)),
+        "logaddexp": (lambda **kw: ember.logaddexp(x, y, **kw), np.logaddexp(a, b)),
+        "logaddexp2": (lambda **kw: ember.logaddexp2(x, y, **kw), np.logaddexp2(a, b)),
+        "copysign": (lambda **kw: ember.copysign(x, y, **kw), np.copysign(a, b)),
+        "heaviside": (lambda **kw: ember.heaviside(x, y, **kw), np.heaviside(a, b)),
+        "deg2rad": (lambda **kw: ember.deg2rad(x, **kw), np.deg2rad(a)),
+        "rad2deg": (lambda **kw: ember.rad2deg(x, **kw), np.rad2deg(a)),
+        "sinc": (lambda **kw: ember.sinc(x, **kw), np.sinc(a)),
+        "xlogy": (lambda **kw: ember.xlogy(x, y.abs(), **kw), a * np.log(np.abs(b))),
+        "cross": (lambda **kw: ember.cross(x[:, :3], y[:, :3], dim=1, **kw),
+                  np.cross(a[:, :3], b[:, :3])),
+        "linalg.cross": (lambda **kw: ember.linalg.cross(x[:, :3], y[:, :3], **kw),
+                         np.cross(a[:, :3], b[:, :3])),
+    }
+    for name, (fn, ref) in calls.items():
+        out = ember.empty(0, dtype=ember.float64)
+        assert fn(out=out) is out, name
+        _close(out, ref, 1e-12, 1e-12)
+        out = ember.empty(ref.shape, dtype=ember.float32)  # a dtype the result casts to
+        fn(out=out)
+        _close(out, ref, 1e-6, 1e-6)
+        with pytest.raises(RuntimeError, match="result type Double can't be cast to the desired "
+                           "output type Long"):
+            fn(out=ember.empty(0, dtype=ember.int64))
+    out = ember.empty(0, dtype=ember.bool)
+    ember.signbit(x, out=out)
+    _close(out, np.signbit(a))
+    with pytest.raises(RuntimeError, match="sinc\\(\\): functions with out=... arguments don't "
+                       "support automatic differentiation, but one of the arguments requires "
+                       "grad."):
+        ember.sinc(_t(a).requires_grad_(), out=ember.empty(0, dtype=ember.float64))

@@ -256,9 +256,18 @@ def test_stacks_match_numpy(device):
             _eq(getattr(ember, name)(tuple(tensors)), ref)
     mixed = ember.hstack([ember.tensor([1, 2]), ember.tensor([0.5])])
     assert mixed.dtype == ember.float32
-    for name, _ in fns:
+    for name, ref_fn in fns:
         with pytest.raises(RuntimeError, match=f"{name} expects a non-empty TensorList"):
             getattr(ember, name)([])
+        a, t = _both(rng, (2, 3), ember.float32, device)
+        out = ember.empty(0, dtype=ember.float64, device=device)
+        assert getattr(ember, name)([t, t], out=out) is out
+        _eq(out, ref_fn([a, a]))
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+            getattr(ember, name)([t, t], out=ember.empty(0, dtype=ember.int64, device=device))
+    out = ember.empty(0, dtype=ember.int64, device=device)
+    ember.diag(ember.tensor([1, 2], device=device), 1, out=out)
+    _eq(out, np.diag([1, 2], 1))
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -15,7 +15,7 @@ import math
 from collections import namedtuple
 
 from ember import _C
-from ember._composite_shape import _attach, _scalar_name, _wrap_dim
+from ember._composite_shape import _attach, _out, _scalar_name, _wrap_dim
 
 __all__ = ["diff", "gradient", "logaddexp", "logaddexp2", "copysign", "heaviside", "deg2rad",
            "rad2deg", "signbit", "sinc", "xlogy", "trapz", "trapezoid", "cumulative_trapezoid",
@@ -54,7 +54,7 @@ def _slice(x, dim, start=None, stop=None):
 
 # ---- differences ------------------------------------------------------------------------
 
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     """torch.diff: the n-th forward difference along dim (logical_xor for bool), after
     concatenating prepend and append along dim."""
     if input.dim() == 0:
@@ -86,7 +86,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
             break
         hi, lo = x.narrow(d, 1, length - 1), x.narrow(d, 0, length - 1)
         x = _C.logical_xor(hi, lo) if x.dtype == _C.bool else hi - lo
-    return x
+    return _out("diff", x, out, input, prepend, append)
 
 
 def _grad_dims(input, dim):
@@ -189,18 +189,22 @@ def _logaddexp(name, input, other, two):
     return _C.where(_C.isinf(a) & (a == b), a, r)
 
 
-def logaddexp(input, other):
+def logaddexp(input, other, *, out=None):
     """torch.logaddexp: log(exp(input) + exp(other)) without overflow."""
-    return _logaddexp("logaddexp", input, other, False)
+    return _out("logaddexp", _logaddexp("logaddexp", input, other, False), out, input, other)
 
 
-def logaddexp2(input, other):
+def logaddexp2(input, other, *, out=None):
     """torch.logaddexp2: log2(2**input + 2**other) without overflow."""
-    return _logaddexp("logaddexp2", input, other, True)
+    return _out("logaddexp2", _logaddexp("logaddexp2", input, other, True), out, input, other)
 
 
-def signbit(input):
+def signbit(input, *, out=None):
     """torch.signbit: whether the sign bit is set (-0.0 and -nan included)."""
+    return _out("signbit", _signbit(input), out)
+
+
+def _signbit(input):
     if input.dtype == _C.bool or not input.dtype.is_signed:
         return _C.zeros(input.shape, dtype=_C.bool, device=input.device)
     if not _is_float(input.dtype):
@@ -209,42 +213,45 @@ def signbit(input):
     return input.detach().contiguous().view(bits) < 0
 
 
-def copysign(input, other):
+def copysign(input, other, *, out=None):
     """torch.copysign: input's magnitude with other's sign (float results)."""
     dtype = _float_dtype(_C.result_type(input, other))
     mag = input.to(dtype).abs()
     if isinstance(other, _Tensor):
-        return _C.where(signbit(other), -mag, mag)
-    return -mag if math.copysign(1.0, other) < 0 else mag
+        r = _C.where(_signbit(other), -mag, mag)
+    else:
+        r = -mag if math.copysign(1.0, other) < 0 else mag
+    return _out("copysign", r, out, input, other)
 
 
-def heaviside(input, values):
+def heaviside(input, values, *, out=None):
     """torch.heaviside: 0 where input < 0, values where input == 0, 1 where input > 0."""
     _check_tensor("heaviside", "values", 2, values)
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    return _C.where(input == 0, values, (input > 0).to(input.dtype))
+    return _out("heaviside", _C.where(input == 0, values, (input > 0).to(input.dtype)), out,
+                input, values)
 
 
-def deg2rad(input):
+def deg2rad(input, *, out=None):
     """torch.deg2rad: degrees to radians (integers in the default float dtype)."""
-    return input.to(_float_dtype(input.dtype)) * (math.pi / 180.0)
+    return _out("deg2rad", input.to(_float_dtype(input.dtype)) * (math.pi / 180.0), out, input)
 
 
-def rad2deg(input):
+def rad2deg(input, *, out=None):
     """torch.rad2deg: radians to degrees (integers in the default float dtype)."""
-    return input.to(_float_dtype(input.dtype)) * (180.0 / math.pi)
+    return _out("rad2deg", input.to(_float_dtype(input.dtype)) * (180.0 / math.pi), out, input)
 
 
-def sinc(input):
+def sinc(input, *, out=None):
     """torch.sinc: sin(pi x) / (pi x), 1 at 0."""
     x = input.to(_float_dtype(input.dtype))
     zero = x == 0
     px = _C.where(zero, 1.0, x * math.pi)  # a finite branch where x == 0 (finite gradient)
-    return _C.where(zero, 1.0, _C.sin(px) / px)
+    return _out("sinc", _C.where(zero, 1.0, _C.sin(px) / px), out, input)
 
 
-def xlogy(input, other):
+def xlogy(input, other, *, out=None):
     """torch.xlogy: input * log(other), 0 where input == 0 (nan where other is nan)."""
     if not isinstance(input, _Tensor) and not isinstance(other, _Tensor):
         raise TypeError(
@@ -264,7 +271,7 @@ def xlogy(input, other):
     # where y > 0, as torch's. + 0.0 makes the -0.0 of 0 * log(y < 1) torch's +0.0.
     mask = (x == 0) & ~((y > 0) & _C.isfinite(y))
     ly = _C.where(mask, 0.0, _C.log(_C.where(mask, 1.0, y)))
-    return _C.where(_C.isnan(y), math.nan, x * ly + 0.0)
+    return _out("xlogy", _C.where(_C.isnan(y), math.nan, x * ly + 0.0), out, input, other)
 
 
 # ---- integration ------------------------------------------------------------------------
@@ -435,7 +442,7 @@ def _linalg_cross(input, other, dim):
     return _C.cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
 
 
-def cross(input, other, dim=None):
+def cross(input, other, dim=None, *, out=None):
     """torch.cross: the cross product along dim (without dim: the first dim of size 3,
     deprecated in torch, with its warning)."""
     if dim is None:
@@ -447,12 +454,12 @@ def cross(input, other, dim=None):
         dim = next((i for i, s in enumerate(input.shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
-    return _linalg_cross(input, other, dim)
+    return _out("cross", _linalg_cross(input, other, dim), out, input, other)
 
 
-def linalg_cross(input, other, *, dim=-1):
+def linalg_cross(input, other, *, dim=-1, out=None):
     """torch.linalg.cross: the cross product along dim (default -1), broadcasting."""
-    return _linalg_cross(input, other, dim)
+    return _out("linalg_cross", _linalg_cross(input, other, dim), out, input, other)
 
 
 # ---- windows ----------------------------------------------------------------------------

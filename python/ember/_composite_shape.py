@@ -70,6 +70,20 @@ def _index_dim(x, dim, index):
     return x[(slice(None),) * dim + (index,)]
 
 
+def _out(name, result, out, *inputs):
+    """torch's out=: result written into out (an empty out is resized; its dtype must be
+    one the result casts to), through the bound where's out= (no host sync)."""
+    if out is None:
+        return result
+    if _C.is_grad_enabled() and any(isinstance(t, _Tensor) and t.requires_grad
+                                    for t in inputs):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    r = result.detach()
+    _C.where(_C.ones((), dtype=_C.bool, device=r.device), r, r, out=out)
+    return out
+
+
 def _slice_dim(x, dim, start=None, stop=None):
     return x[(slice(None),) * dim + (slice(start, stop),)]
 
@@ -194,13 +208,13 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return out.movedim((-2, -1), (d1, d2))
 
 
-def diag(input, diagonal=0):
+def diag(input, diagonal=0, *, out=None):
     """torch.diag: a 1-D input becomes a 2-D matrix with it on the given diagonal; a 2-D
     input gives a copy of its diagonal."""
     if input.dim() == 1:
-        return diag_embed(input, diagonal)
+        return _out("diag", diag_embed(input, diagonal), out, input)
     if input.dim() == 2:
-        return input.diagonal(diagonal).clone()
+        return _out("diag", input.diagonal(diagonal).clone(), out, input)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
 
 
@@ -291,32 +305,35 @@ def _tensor_list(name, tensors):
     return tensors
 
 
-def hstack(tensors):
+def hstack(tensors, *, out=None):
     """torch.hstack: concatenation along dim 1 (dim 0 for 1-d tensors)."""
     ts = [_1d(t) for t in _tensor_list("hstack", tensors)]
-    return _C.cat(ts, 0 if ts[0].dim() == 1 else 1)
+    return _out("hstack", _C.cat(ts, 0 if ts[0].dim() == 1 else 1), out, *ts)
 
 
-def vstack(tensors):
+def vstack(tensors, *, out=None):
     """torch.vstack: concatenation along dim 0 after atleast_2d."""
-    return _C.cat([_2d(t) for t in _tensor_list("vstack", tensors)], 0)
+    ts = [_2d(t) for t in _tensor_list("vstack", tensors)]
+    return _out("vstack", _C.cat(ts, 0), out, *ts)
 
 
-def row_stack(tensors):
+def row_stack(tensors, *, out=None):
     """torch.row_stack: alias of vstack."""
-    return _C.cat([_2d(t) for t in _tensor_list("row_stack", tensors)], 0)
+    ts = [_2d(t) for t in _tensor_list("row_stack", tensors)]
+    return _out("row_stack", _C.cat(ts, 0), out, *ts)
 
 
-def dstack(tensors):
+def dstack(tensors, *, out=None):
     """torch.dstack: concatenation along dim 2 after atleast_3d."""
-    return _C.cat([_3d(t) for t in _tensor_list("dstack", tensors)], 2)
+    ts = [_3d(t) for t in _tensor_list("dstack", tensors)]
+    return _out("dstack", _C.cat(ts, 2), out, *ts)
 
 
-def column_stack(tensors):
+def column_stack(tensors, *, out=None):
     """torch.column_stack: 0-d and 1-d tensors as columns, then hstack."""
     ts = [t.reshape(t.numel(), 1) if t.dim() <= 1 else t
           for t in _tensor_list("column_stack", tensors)]
-    return _C.cat(ts, 1)
+    return _out("column_stack", _C.cat(ts, 1), out, *ts)
 
 
 def tensor_split(input, indices_or_sections, dim=0):
