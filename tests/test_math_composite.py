@@ -356,6 +356,9 @@ def test_trapezoid_matches_numpy(device):
     with pytest.raises(IndexError, match="Dimension specified as -1 but tensor has no "
                        "dimensions"):
         ember.trapezoid(ember.tensor(1.0))
+    with pytest.raises(TypeError, match="trapz\\(\\) received an invalid combination of "
+                       "arguments - got \\(Tensor, float\\)"):
+        ember.trapz(_t(a), 2.0)
 
 
 # ---- reductions -------------------------------------------------------------------------

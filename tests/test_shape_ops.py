@@ -293,6 +293,10 @@ def test_tensor_split_matches_numpy(device):
                     _eq(g, r)
                 for g, r in zip(t.tensor_split(ember.tensor(idx, dtype=ember.int64), dim), ref):
                     _eq(g, r)
+    for g, r in zip(ember.tensor_split(t, sections=2, dim=-1), np.array_split(a, 2, -1)):
+        _eq(g, r)
+    for g, r in zip(ember.tensor_split(t, indices=[1], dim=0), np.split(a, [1], 0)):
+        _eq(g, r)
     x = ember.zeros(4, 6, device=device)
     parts = ember.tensor_split(x, 2, 1)
     parts[1].fill_(1.0)  # views of x, as torch's

@@ -288,7 +288,7 @@ def _x_viewed(name, y, x, d):
     return x
 
 
-def _trapz_args(name, y, x, dx, dim):
+def _trapz_args(name, y, x, dx, dim, fname=None):
     if y.dim() == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _wrap_dim(dim, y.dim())
@@ -296,7 +296,11 @@ def _trapz_args(name, y, x, dx, dim):
         raise TypeError(f"{name}() received an invalid combination of arguments - got both `x` "
                         "and `dx`; pass one of them")
     if x is not None and not isinstance(x, _Tensor):
-        dx, x = x, None  # trapezoid(y, 2.0): torch rejects a positional dx; ember takes it
+        raise TypeError(
+            f"{fname or name}() received an invalid combination of arguments - got (Tensor, "
+            f"{type(x).__name__}), but expected one of:\n"
+            f" * (Tensor y, Tensor x, *, int dim = -1)\n"
+            f" * (Tensor y, *, Number dx = 1, int dim = -1)\n")
     if isinstance(dx, (bool, complex)):
         raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
     return d, x, (1 if dx is None else dx)
@@ -305,7 +309,11 @@ def _trapz_args(name, y, x, dx, dim):
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """torch.trapezoid: the trapezoidal rule along dim, with sample points x (a tensor)
     or a constant spacing dx."""
-    d, x, dx = _trapz_args("trapezoid", y, x, dx, dim)
+    return _trapezoid(y, x, dx, dim, "trapezoid")
+
+
+def _trapezoid(y, x, dx, dim, fname):
+    d, x, dx = _trapz_args("trapezoid", y, x, dx, dim, fname)
     if y.shape[d] == 0:
         shape = list(y.shape)
         del shape[d]
@@ -324,7 +332,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
 
 def trapz(y, x=None, *, dx=None, dim=-1):
     """torch.trapz: alias of trapezoid."""
-    return trapezoid(y, x, dx=dx, dim=dim)
+    return _trapezoid(y, x, dx, dim, "trapz")
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):

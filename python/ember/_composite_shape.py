@@ -336,9 +336,16 @@ def column_stack(tensors, *, out=None):
     return _out("column_stack", _C.cat(ts, 1), out, *ts)
 
 
-def tensor_split(input, indices_or_sections, dim=0):
+def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None):
     """torch.tensor_split: views of input along dim, into `sections` nearly equal parts
     (the first size % sections one longer) or cut at the given indices."""
+    given = [v for v in (indices_or_sections, sections, indices, tensor_indices_or_sections)
+             if v is not None]
+    if len(given) != 1:
+        raise TypeError("tensor_split() takes one of indices_or_sections, sections, indices "
+                        f"and tensor_indices_or_sections, got {len(given)}")
+    indices_or_sections = given[0]
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
