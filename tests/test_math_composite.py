@@ -134,6 +134,8 @@ def test_gradient_errors():
         ember.gradient(x, spacing=[1.0])
     with pytest.raises(RuntimeError, match="dim 0 appears multiple times in the list of dims"):
         ember.gradient(x, dim=[0, 0])
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        ember.gradient(ember.tensor(1.0), dim=0)
     with pytest.raises(RuntimeError, match="does not support uint8 input"):
         ember.gradient(ember.zeros(3, dtype=ember.uint8))
 
@@ -359,6 +361,8 @@ def test_trapezoid_matches_numpy(device):
     with pytest.raises(TypeError, match="trapz\\(\\) received an invalid combination of "
                        "arguments - got \\(Tensor, float\\)"):
         ember.trapz(_t(a), 2.0)
+    with pytest.raises(IndexError, match="slice\\(\\) cannot be applied to a 0-dim tensor."):
+        ember.cumulative_trapezoid(ember.tensor(1.0))
 
 
 # ---- reductions -------------------------------------------------------------------------
@@ -447,6 +451,9 @@ def test_cross_matches_numpy(device):
     with pytest.raises(RuntimeError, match="linalg.cross: inputs must have the same number of "
                        "dimensions."):
         ember.linalg.cross(ember.ones(2, 3), ember.ones(3))
+    with pytest.raises(IndexError, match="Dimension specified as -1 but tensor has no "
+                       "dimensions"):
+        ember.linalg.cross(ember.tensor(1.0), ember.tensor(1.0))
     with pytest.raises(RuntimeError, match="no dimension of size 3 in input"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

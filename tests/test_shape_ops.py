@@ -142,6 +142,7 @@ def test_flip_roll_rot90_errors():
         ember.roll(x, (), ())
     with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
         ember.roll(ember.tensor(1.0), 1, 0)
+    assert ember.roll(ember.zeros(0, 2), 1, 5).shape == (0, 2)  # torch checks no dims when empty
     with pytest.raises(RuntimeError, match="expected total rotation dims == 2, but got dims = 3"):
         ember.rot90(x, 1, (0, 1, 0))
     with pytest.raises(RuntimeError, match="expected total dims >= 2, but got total dims = 1"):
@@ -587,6 +588,8 @@ def test_repeat_interleave_matches_numpy(device):
     assert got.dtype == ember.int64
     _eq(got, np.repeat(np.arange(4), counts))
     _eq(ember.repeat_interleave(ember.tensor([], dtype=ember.int64)), np.zeros(0))
+    with pytest.raises(IndexError, match=r"range of \[-1, 0\], but got 1\)"):
+        ember.repeat_interleave(ember.tensor(1.0), 2, 0)  # as torch's (it unsqueezes at dim + 1)
     with pytest.raises(RuntimeError, match="Repeats must be non-negative"):
         ember.repeat_interleave(ember.zeros(3), -1)
     with pytest.raises(RuntimeError, match="repeats can not be negative"):

@@ -93,6 +93,8 @@ def _grad_dims(input, dim):
     if dim is None:
         return list(range(input.dim())), False
     dims = [dim] if isinstance(dim, int) else list(dim)
+    if input.dim() == 0 and dims:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     seen = set()
     for d in dims:
         w = _wrap_dim(d, input.dim())
@@ -338,6 +340,8 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """torch.cumulative_trapezoid: the running trapezoidal integral along dim (one fewer
     element than y along dim)."""
+    if y.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d, x, dx = _trapz_args("cumulative_trapezoid", y, x, dx, dim)
     left, right = _slice(y, d, 0, -1), _slice(y, d, 1)
     if x is not None:
@@ -430,12 +434,12 @@ def _linalg_cross(input, other, dim):
         raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _wrap_dim(dim, input.dim())
-    if input.dim() == 0 or input.shape[d] != 3 or other.shape[d] != 3:
-        a = input.shape[d] if input.dim() else 1
-        b = other.shape[d] if other.dim() else 1
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a} "
-                           f"and {b}")
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
     if input.dtype != other.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_name(input.dtype)} but found "
                            f"{_scalar_name(other.dtype)}")

@@ -142,6 +142,8 @@ def roll(input, shifts, dims=None):
     dims = () if dims is None else _dims_tuple(dims)
     if not shifts:
         raise RuntimeError("`shifts` required")
+    if input.numel() == 0:  # torch checks no dims here
+        return input.clone()
     if not dims and len(shifts) == 1:
         flat = input.reshape(-1)
         out = _roll_dim(flat, shifts[0], 0)
@@ -690,8 +692,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         x, d = input.reshape(-1), 0
     else:
         x, d = input, _wrap_dim(dim, input.dim())
-        if input.dim() == 0:
-            x = input.reshape(1)
+        if input.dim() == 0:  # torch unsqueezes at dim + 1 of the 0-d input
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [-1, 0], but got {d + 1})")
     if isinstance(repeats, _Tensor):
         if repeats.dim() > 1:
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
