@@ -420,6 +420,10 @@ def test_std_var_mean_match_numpy(device):
         _close(s, ref_fn(a, ddof=0), 1e-12)
         s, m = fn(t, dim=None, keepdim=True)
         assert s.shape == (1, 1, 1) and m.shape == (1, 1, 1)
+        with pytest.warns(UserWarning, match=f"{name}\\(\\): degrees of freedom is <= 0"):
+            s, m = fn(t[:1], 0)
+        _close(m, a[:1].mean(0), 1e-12)
+        assert np.isnan(to_np(s)).all()
         with pytest.raises(RuntimeError, match=f"{name} only support floating point and complex "
                            "dtypes"):
             fn(ember.ones(3, dtype=ember.int64))

@@ -734,3 +734,80 @@ def test_against_torch(torch):
         # meshgrid's message ends with the tensor, printed (in torch's C++ format there)
         cut = "but got: " if name == "meshgrid" else "\n"
         assert str(got.value).split(cut)[0] == str(ref.value).split(cut)[0], name
+
+
+def _outcome(mod, f):
+    """('ok', [(dtype, shape, values)...]) or ('err', type name, first line of message)."""
+    try:
+        r = f(mod)
+    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+        # (torch's C++ warnings end with where they were triggered)
+        return ("err", type(e).__name__, str(e).split("\n")[0].split(" (Triggered internally")[0])
+    r = r if isinstance(r, (tuple, list)) else (r,)
+    return ("ok", [(str(t.dtype).split(".")[-1], tuple(t.shape), t.detach().cpu().numpy())
+                   for t in r])
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (3,), (2, 3), (0, 2), (3, 1), (2, 0, 3)])
+def test_edges_against_torch(torch, shape):
+    """Every dim (valid or not) of each function on empty, 0-d and small int tensors:
+    the same values, dtypes and shapes as torch, or the same exception and message."""
+    a = np.random.default_rng(22).integers(-5, 5, shape)
+    nd = len(shape)
+    cases = {}
+    for d in range(-nd - 1, nd + 1):
+        cases.update({
+            f"flip{d}": lambda m, d=d: m.tensor(a).flip(d),
+            f"roll{d}": lambda m, d=d: m.roll(m.tensor(a), 2, d),
+            f"unfold{d}": lambda m, d=d: m.tensor(a).unfold(d, 2, 1),
+            f"diff{d}": lambda m, d=d: m.diff(m.tensor(a), 1, d),
+            f"repeat_interleave{d}": lambda m, d=d: m.repeat_interleave(m.tensor(a), 2, d),
+            f"tensor_split{d}": lambda m, d=d: m.tensor_split(m.tensor(a), 2, d),
+            f"aminmax{d}": lambda m, d=d: tuple(m.aminmax(m.tensor(a), dim=d)),
+            f"cumulative_trapezoid{d}": lambda m, d=d: m.cumulative_trapezoid(m.tensor(a), dim=d),
+            f"trapezoid{d}": lambda m, d=d: m.trapezoid(m.tensor(a), dim=d),
+            f"gradient{d}": lambda m, d=d: m.gradient(m.tensor(a), dim=d),
+        })
+        for d2 in range(-nd - 1, nd + 1):
+            cases.update({
+                f"rot90{d},{d2}": lambda m, d=d, d2=d2: m.rot90(m.tensor(a), 1, (d, d2)),
+                f"diag_embed{d},{d2}": lambda m, d=d, d2=d2: m.diag_embed(m.tensor(a), 1, d, d2),
+                f"roll{d},{d2}": lambda m, d=d, d2=d2: m.roll(m.tensor(a), (1, -1), (d, d2)),
+                f"flip{d},{d2}": lambda m, d=d, d2=d2: m.flip(m.tensor(a), (d, d2)),
+            })
+    cases.update({
+        "diag": lambda m: m.diag(m.tensor(a)),
+        "diagflat": lambda m: m.diagflat(m.tensor(a), -1),
+        "atleast": lambda m: (m.atleast_1d(m.tensor(a)), m.atleast_2d(m.tensor(a)),
+                              m.atleast_3d(m.tensor(a))),
+        "stacks": lambda m: (m.hstack([m.tensor(a)] * 2), m.vstack([m.tensor(a)] * 2),
+                             m.dstack([m.tensor(a)] * 2), m.column_stack([m.tensor(a)] * 2)),
+        "hsplit": lambda m: m.hsplit(m.tensor(a), 1),
+        "vsplit": lambda m: m.vsplit(m.tensor(a), [1]),
+        "dsplit": lambda m: m.dsplit(m.tensor(a), 2),
+        "block_diag": lambda m: m.block_diag(m.tensor(a), m.tensor(a)),
+        "cartesian_prod": lambda m: m.cartesian_prod(m.tensor(a), m.tensor(a)),
+        "combinations": lambda m: m.combinations(m.tensor(a), 2),
+        "tile": lambda m: m.tile(m.tensor(a), (2, 1)),
+        "repeat": lambda m: m.tensor(a).repeat(2, 1, 1),
+        "gradient2": lambda m: m.gradient(m.tensor(a).double(), edge_order=2),
+        "aminmax": lambda m: tuple(m.aminmax(m.tensor(a))),
+        "std_mean": lambda m: m.std_mean(m.tensor(a).double(), 0),
+        "cross": lambda m: m.cross(m.tensor(a), m.tensor(a), dim=0),
+        "linalg.cross": lambda m: m.linalg.cross(m.tensor(a), m.tensor(a)),
+        "signbit": lambda m: m.signbit(m.tensor(a)),
+        "sinc": lambda m: m.sinc(m.tensor(a)),
+        "xlogy": lambda m: m.xlogy(m.tensor(a), m.tensor(a)),
+    })
+    for name, f in cases.items():
+        e, t = _outcome(ember, f), _outcome(torch, f)
+        assert e[0] == t[0], (name, e[:3] if e[0] == "err" else "ok", t[:3] if t[0] == "err"
+                              else "ok")
+        if e[0] == "err":
+            assert e[1:] == t[1:], name
+            continue
+        assert len(e[1]) == len(t[1]), name
+        for (ed, es, ev), (td, ts, tv) in zip(e[1], t[1]):
+            assert (ed, es) == (td, ts), name
+            np.testing.assert_allclose(ev, tv, rtol=1e-6, atol=1e-12, equal_nan=True,
+                                       err_msg=name)

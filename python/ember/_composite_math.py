@@ -414,6 +414,19 @@ def _stat_mean(name, fn, input, args, kwargs):
             mean = mean.reshape((1,) * input.dim())
     else:
         mean = input.mean(dim, keepdim)
+    correction = kwargs.get("correction")
+    if correction is None:
+        unbiased = kwargs.get("unbiased", True)
+        if args and isinstance(args[0], bool):
+            unbiased = args[0]
+        elif len(args) >= 2:
+            unbiased = args[1]
+        correction = 1 if unbiased else 0
+    if input.numel() // max(mean.numel(), 1) - correction <= 0:
+        import warnings
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
     return stat, mean
 
 
