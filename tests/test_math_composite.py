@@ -269,6 +269,12 @@ def test_angles_sinc_xlogy_match_numpy(device):
     assert got.dtype == ember.float32
     _close(got, [0.0, 3 * np.log(2)], 1e-6)
     x = _t(a, device)
+    assert ember.rad2deg_(x) is x
+    _close(x, np.rad2deg(a), 1e-13)
+    x = _t(np.abs(a), device)
+    ember.xlogy_(x, 2.0)
+    _close(x, np.abs(a) * np.log(2.0), 1e-13)
+    x = _t(a, device)
     x.deg2rad_()
     _close(x, np.deg2rad(a), 1e-13)
     x.sinc_()

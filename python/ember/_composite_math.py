@@ -20,7 +20,8 @@ from ember._composite_shape import _attach, _out, _scalar_name, _wrap_dim
 __all__ = ["diff", "gradient", "logaddexp", "logaddexp2", "copysign", "heaviside", "deg2rad",
            "rad2deg", "signbit", "sinc", "xlogy", "trapz", "trapezoid", "cumulative_trapezoid",
            "aminmax", "std_mean", "var_mean", "cross", "hann_window", "hamming_window",
-           "blackman_window", "bartlett_window", "kaiser_window"]
+           "blackman_window", "bartlett_window", "kaiser_window", "deg2rad_", "rad2deg_",
+           "sinc_", "xlogy_"]
 
 _Tensor = _C.Tensor
 
@@ -597,6 +598,28 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
     return _finish(w.to(dtype), periodic, requires_grad)
 
 
+# ---- in-place forms (module-level where torch has them; also Tensor methods) -------------
+
+def deg2rad_(input):
+    """torch.deg2rad_: deg2rad in place (floating tensors)."""
+    return _cast_into(input, deg2rad(input))
+
+
+def rad2deg_(input):
+    """torch.rad2deg_: rad2deg in place (floating tensors)."""
+    return _cast_into(input, rad2deg(input))
+
+
+def sinc_(input):
+    """torch.sinc_: sinc in place (floating tensors)."""
+    return _cast_into(input, sinc(input))
+
+
+def xlogy_(input, other):
+    """torch.xlogy_: xlogy in place (floating tensors)."""
+    return _cast_into(input, xlogy(input, other))
+
+
 # ---- Tensor methods (where torch has them) --------------------------------------------------
 
 def _methods():
@@ -608,9 +631,9 @@ def _methods():
 
     return {"diff": diff, "logaddexp": logaddexp, "logaddexp2": logaddexp2,
             "copysign": copysign, "copysign_": inplace(copysign), "heaviside": heaviside,
-            "heaviside_": inplace(heaviside), "deg2rad": deg2rad, "deg2rad_": inplace(deg2rad),
-            "rad2deg": rad2deg, "rad2deg_": inplace(rad2deg), "signbit": signbit, "sinc": sinc,
-            "sinc_": inplace(sinc), "xlogy": xlogy, "xlogy_": inplace(xlogy),
+            "heaviside_": inplace(heaviside), "deg2rad": deg2rad, "deg2rad_": deg2rad_,
+            "rad2deg": rad2deg, "rad2deg_": rad2deg_, "signbit": signbit, "sinc": sinc,
+            "sinc_": sinc_, "xlogy": xlogy, "xlogy_": xlogy_,
             "aminmax": aminmax_m, "cross": cross}
 
 
