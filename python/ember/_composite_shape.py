@@ -72,7 +72,8 @@ def _index_dim(x, dim, index):
 
 def _out(name, result, out, *inputs):
     """torch's out=: result written into out (an empty out is resized; its dtype must be
-    one the result casts to), through the bound where's out= (no host sync)."""
+    one the result casts to, as torch's can_cast), through the bound where's out= (no
+    host sync)."""
     if out is None:
         return result
     if _C.is_grad_enabled() and any(isinstance(t, _Tensor) and t.requires_grad
@@ -80,6 +81,11 @@ def _out(name, result, out, *inputs):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     r = result.detach()
+    if r.dtype != out.dtype:
+        if not _C.can_cast(r.dtype, out.dtype):
+            raise RuntimeError(f"result type {_scalar_name(r.dtype)} can't be cast to the "
+                               f"desired output type {_scalar_name(out.dtype)}")
+        r = r.to(out.dtype)
     _C.where(_C.ones((), dtype=_C.bool, device=r.device), r, r, out=out)
     return out
 
