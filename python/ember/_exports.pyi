@@ -11,7 +11,7 @@ from ember import (
     FloatTensor as FloatTensor, HalfTensor as HalfTensor, BFloat16Tensor as BFloat16Tensor,
     LongTensor as LongTensor, IntTensor as IntTensor, ShortTensor as ShortTensor,
     CharTensor as CharTensor, ByteTensor as ByteTensor, BoolTensor as BoolTensor,
-    testing as testing, accelerator as accelerator,
+    testing as testing, accelerator as accelerator, linalg as linalg,
 )
 from ember._C import (
     device as device, Tensor as Tensor, Size as Size, dtype as dtype, finfo as finfo,
@@ -88,6 +88,28 @@ from ember.amp.autocast_mode import (
 )
 from ember._tensor import (
     isclose as isclose, allclose as allclose, equal as equal,
+)
+from ember._composite_shape import (
+    flip as flip, fliplr as fliplr, flipud as flipud, roll as roll, rot90 as rot90, diag as diag,
+    diag_embed as diag_embed, diagflat as diagflat, tril_indices as tril_indices,
+    triu_indices as triu_indices, hstack as hstack, vstack as vstack, dstack as dstack,
+    column_stack as column_stack, row_stack as row_stack, tensor_split as tensor_split,
+    hsplit as hsplit, vsplit as vsplit, dsplit as dsplit, atleast_1d as atleast_1d,
+    atleast_2d as atleast_2d, atleast_3d as atleast_3d, broadcast_to as broadcast_to,
+    broadcast_tensors as broadcast_tensors, broadcast_shapes as broadcast_shapes,
+    meshgrid as meshgrid, cartesian_prod as cartesian_prod, combinations as combinations,
+    block_diag as block_diag, moveaxis as moveaxis, repeat_interleave as repeat_interleave,
+    tile as tile,
+)
+from ember._composite_math import (
+    diff as diff, gradient as gradient, logaddexp as logaddexp, logaddexp2 as logaddexp2,
+    copysign as copysign, heaviside as heaviside, deg2rad as deg2rad, rad2deg as rad2deg,
+    signbit as signbit, sinc as sinc, xlogy as xlogy, trapz as trapz, trapezoid as trapezoid,
+    cumulative_trapezoid as cumulative_trapezoid, aminmax as aminmax, std_mean as std_mean,
+    var_mean as var_mean, cross as cross, hann_window as hann_window,
+    hamming_window as hamming_window, blackman_window as blackman_window,
+    bartlett_window as bartlett_window, kaiser_window as kaiser_window, deg2rad_ as deg2rad_,
+    rad2deg_ as rad2deg_, sinc_ as sinc_, xlogy_ as xlogy_,
 )
 
 reshape = Tensor.reshape
