@@ -96,12 +96,16 @@ def test_against_torch(torch, restore_mode):
     for fn in (lambda L: L.ones(3, device="cuda").sum().item(),
                lambda L: L.ones(3, device="cuda").cpu(),
                lambda L: L.ones(3).to("cuda")):
-        torch.cuda.set_sync_debug_mode("error")
-        ember.cuda.set_sync_debug_mode("error")
         try:
+            with warnings.catch_warnings():  # torch: "a prototype feature" UserWarning
+                warnings.simplefilter("ignore")
+                torch.cuda.set_sync_debug_mode("error")
+            ember.cuda.set_sync_debug_mode("error")
             with pytest.raises(RuntimeError, match="synchronizing CUDA operation"):
                 fn(torch)
             with pytest.raises(RuntimeError, match="synchronizing CUDA operation"):
                 fn(ember)
         finally:
-            torch.cuda.set_sync_debug_mode(0)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                torch.cuda.set_sync_debug_mode(0)
