@@ -757,3 +757,16 @@ def test_out_argument():
                        "support automatic differentiation, but one of the arguments requires "
                        "grad."):
         ember.sinc(_t(a).requires_grad_(), out=ember.empty(0, dtype=ember.float64))
+
+
+def test_signbit_out_must_be_bool_and_low_precision_sinc_rounds_once():
+    with pytest.raises(RuntimeError, match="signbit does not support non-boolean outputs"):
+        ember.signbit(ember.tensor([1, -2], dtype=ember.int8), out=ember.empty(2, dtype=ember.int16))
+    x = np.array([-9.125, 0.0, 0.5, 3.3, -1e-3], dtype=np.float32)
+    for dt in (ember.float16, ember.bfloat16):
+        t = ember.tensor(x).to(dt)
+        xs = t.float().numpy().astype(np.float64)  # the values after rounding to dt
+        ref = np.sinc(xs)  # computed exactly, then rounded once into dt (torch's opmath)
+        got = ember.sinc(t).float().numpy()
+        np.testing.assert_allclose(got, ember.tensor(ref.astype(np.float32)).to(dt).float().numpy(),
+                                   rtol=0, atol=0)

@@ -204,6 +204,8 @@ def logaddexp2(input, other, *, out=None):
 
 def signbit(input, *, out=None):
     """torch.signbit: whether the sign bit is set (-0.0 and -nan included)."""
+    if out is not None and isinstance(out, _Tensor) and out.dtype != _C.bool:
+        raise RuntimeError("signbit does not support non-boolean outputs.")
     return _out("signbit", _signbit(input), out)
 
 
@@ -248,10 +250,13 @@ def rad2deg(input, *, out=None):
 
 def sinc(input, *, out=None):
     """torch.sinc: sin(pi x) / (pi x), 1 at 0."""
-    x = input.to(_float_dtype(input.dtype))
+    rdt = _float_dtype(input.dtype)
+    # float16/bfloat16 compute in float32 and round once (torch's opmath): pi * x rounded
+    # to bfloat16 first would move sin's argument by up to 0.1
+    x = input.to(_C.float32 if rdt in (_C.float16, _C.bfloat16) else rdt)
     zero = x == 0
     px = _C.where(zero, 1.0, x * math.pi)  # a finite branch where x == 0 (finite gradient)
-    return _out("sinc", _C.where(zero, 1.0, _C.sin(px) / px), out, input)
+    return _out("sinc", _C.where(zero, 1.0, _C.sin(px) / px).to(rdt), out, input)
 
 
 def xlogy(input, other, *, out=None):
