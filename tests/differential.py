@@ -2031,7 +2031,13 @@ def _input_arrays(case):
 
 
 def _as_float_list(r):
+    """The result's values as float64 (a tuple's results one after the other)."""
     try:
+        if isinstance(r, (tuple, list)):
+            parts = [_as_float_list(x) for x in r]
+            if any(p is None for p in parts):
+                return None
+            return np.concatenate([p.ravel() for p in parts]) if parts else None
         return np.asarray(r.double().cpu().tolist(), dtype=np.float64)
     except Exception:
         return None

@@ -235,9 +235,11 @@ Tensor reduce(ReduceOp op, const Tensor& x_in, const Dims& dims, bool keepdim,
   // converted first, so sum(x, out=uint8) adds uint8 values).
   std::optional<ScalarType> as = dtype;
   if (!as && out.defined() && (op == ReduceOp::Sum || op == ReduceOp::Prod)) as = out.dtype();
-  // mean(x, out=o) is sum(x, dtype=o.dtype) / n in torch: computed in out's dtype
-  if (!as && out.defined() && op == ReduceOp::Mean && is_floating(out.dtype()) &&
-      is_floating(x_in.dtype())) {
+  // mean(x, out=o) is sum(x, dtype=o.dtype) / n in torch, and var/std with a
+  // floating out= compute in out's dtype too
+  if (!as && out.defined() &&
+      (op == ReduceOp::Mean || op == ReduceOp::Var || op == ReduceOp::Std) &&
+      is_floating(out.dtype()) && is_floating(x_in.dtype())) {
     as = out.dtype();
   }
   Tensor x = x_in;
