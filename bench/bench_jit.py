@@ -1,8 +1,9 @@
 """Issue 15's rows: kernels compiled at run time and extensions.
 
-- RawKernel launch of a trivial kernel against the raw cuLaunchKernel floor (measured
-  in-process by ember._C._jit_testing.launch_floor: a C++ loop of cuLaunchKernel on
-  the same empty kernel) and CuPy's RawKernel; target floor + 1 us.
+- RawKernel launch of a trivial (float*, int) kernel against the raw cuLaunchKernel
+  floor (measured in-process by ember._C._jit_testing.launch_floor: a C++ loop of
+  cuLaunchKernel on the same kernel with the same two arguments; the empty-kernel,
+  no-argument floor is printed too) and CuPy's RawKernel; target floor + 1 us.
 - A jiterator call on 1024 elements against torch's jiterator.
 - A cold NVRTC compile of a small kernel (a new process, an empty cache: includes
   opening NVRTC), a warm load from the disk cache in a new process (ember's first
@@ -67,7 +68,9 @@ def run(table):
     k = ember.cuda.RawKernel(TRIVIAL, "trivial")
     k((1,), (1,), (x, 1))
     ember.cuda.synchronize()
-    floor = ember._C._jit_testing.launch_floor(20000)
+    floor_empty = ember._C._jit_testing.launch_floor(20000)
+    # The floor of this very launch: the same trivial kernel, its two arguments.
+    floor = ember._C._jit_testing.launch_floor(20000, with_args=True)
     e = per_call(lambda: k((1,), (1,), (x, 1)), sync=ember.cuda.synchronize) * us
     c = None
     if have("cupy"):
@@ -76,7 +79,8 @@ def run(table):
         cx = cupy.zeros(1, dtype=cupy.float32)
         c = per_call(lambda: ck((1,), (1,), (cx, cupy.int32(1))),
                      sync=cupy.cuda.Device().synchronize) * us
-    table.add("raw cuLaunchKernel floor (empty kernel)", floor, None, "us")
+    table.add("raw cuLaunchKernel floor (empty kernel, no args)", floor_empty, None, "us")
+    table.add("raw cuLaunchKernel floor (trivial kernel, 2 args)", floor, None, "us")
     old = table.ref_name
     table.ref_name = "cupy"
     table.add("RawKernel launch (trivial kernel, 2 args)", e, c, "us",

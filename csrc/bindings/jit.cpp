@@ -447,9 +447,14 @@ PyObject* raw_kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
   static const char* names[] = {"grid", "block", "args", "shared_mem", "stream", nullptr};
   PyObject *grid = nullptr, *block = nullptr, *kargs = nullptr, *smem = nullptr,
            *stream_obj = nullptr;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|OO:RawKernel.__call__",
-                                   const_cast<char**>(names), &grid, &block, &kargs, &smem,
-                                   &stream_obj)) {
+  if (!kwargs && PyTuple_GET_SIZE(args) == 3) {
+    // The common call, kern(grid, block, args): no keyword parsing.
+    grid = PyTuple_GET_ITEM(args, 0);
+    block = PyTuple_GET_ITEM(args, 1);
+    kargs = PyTuple_GET_ITEM(args, 2);
+  } else if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|OO:RawKernel.__call__",
+                                          const_cast<char**>(names), &grid, &block, &kargs,
+                                          &smem, &stream_obj)) {
     return nullptr;
   }
   RawKernelObj& k = raw_kernel(self);
@@ -470,7 +475,10 @@ PyObject* raw_kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
                                 "': args must be a tuple (or list) of the kernel's arguments, got ",
                                 type_name(kargs)));
   }
-  const cuda::StreamView stream = stream_from_py(stream_obj ? stream_obj : Py_None);
+  // No stream given: the current stream of the current device, so the launch
+  // needs no device switch (Kernel::launch skips its guard).
+  const bool on_current = !stream_obj || stream_obj == Py_None;
+  const cuda::StreamView stream = stream_from_py(on_current ? Py_None : stream_obj);
   const int device = stream.device();
   Kernel* kernel = k.kernels[device].load(std::memory_order_acquire);
   if (!kernel) {
@@ -509,7 +517,7 @@ PyObject* raw_kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) {
     pack_arg(items[i], k, static_cast<size_t>(i), device, buf + p.offset, keep);
     params[i] = buf + p.offset;
   }
-  kernel->launch(cfg, stream, params);
+  kernel->launch(cfg, stream, params, on_current);
   Py_RETURN_NONE;
   EMBER_PY_CATCH
 }

@@ -162,35 +162,47 @@ void bind_jit_testing(py::module_& m) {
       "'b' bool, 'l' int, 'd' float.");
   t.def(
       "launch_floor",
-      [](int iterations) {
+      [](int iterations, bool with_args) {
+        // Without arguments: an empty kernel. With them: the benchmark's trivial
+        // kernel (float* x, int n), given a null pointer and n = 1 (it writes
+        // nothing), so the floor includes the driver's copy of the parameters.
         static const char* kEmpty = "extern \"C\" __global__ void ember_empty() {}";
+        static const char* kTrivial =
+            "extern \"C\" __global__ void ember_trivial(float* x, int n) "
+            "{ if (threadIdx.x == 0 && n < 0) x[0] = 1.0f; }";
         const int device = cuda::current_device();
         const cuda::DeviceProperties& p = cuda::get_device_properties(device);
-        ops::jit::Source src{kEmpty, "ember_empty.cu", {}, {}};
+        ops::jit::Source src{with_args ? kTrivial : kEmpty,
+                             with_args ? "ember_trivial.cu" : "ember_empty.cu", {}, {}};
         auto module =
             ops::jit::Module::load(ops::jit::compile_or_load(src, p.major * 10 + p.minor).binary);
-        ops::jit::Kernel& k = module->kernel("ember_empty");
+        ops::jit::Kernel& k = module->kernel(with_args ? "ember_trivial" : "ember_empty");
         const cuda::StreamView s = cuda::current_stream(device);
         cuda::ensure_driver_context(device);
         const auto& api = cuda::driver_api();
         auto f = reinterpret_cast<CUfunction>(k.handle());
         auto stream = reinterpret_cast<CUstream>(s.handle());
+        float* x = nullptr;
+        int n = 1;
+        void* params[2] = {&x, &n};
+        void** kp = with_args ? params : nullptr;
         py::gil_scoped_release nogil;
         for (int i = 0; i < 100; ++i) {
-          EMBER_CU_CHECK(api.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, stream, nullptr, nullptr));
+          EMBER_CU_CHECK(api.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, stream, kp, nullptr));
         }
         cuda::stream_synchronize(s);
         const auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; i < iterations; ++i) {
-          EMBER_CU_CHECK(api.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, stream, nullptr, nullptr));
+          EMBER_CU_CHECK(api.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, stream, kp, nullptr));
         }
         const auto t1 = std::chrono::steady_clock::now();
         cuda::stream_synchronize(s);
         return std::chrono::duration<double, std::micro>(t1 - t0).count() / iterations;
       },
-      py::arg("iterations") = 10000,
-      "Microseconds per raw cuLaunchKernel of an empty kernel on the current stream, in a "
-      "C++ loop: the floor a RawKernel launch is compared with.");
+      py::arg("iterations") = 10000, py::arg("with_args") = false,
+      "Microseconds per raw cuLaunchKernel on the current stream, in a C++ loop: of an "
+      "empty kernel, or (with_args) of a trivial (float*, int) kernel with its two "
+      "arguments -- the floor a RawKernel launch is compared with.");
 #endif
 }
 

@@ -1,5 +1,7 @@
 #include "ops/jit/module.hpp"
 
+#include <optional>
+
 #if EMBER_WITH_CUDA
 
 #include <cuda_runtime_api.h>
@@ -84,7 +86,8 @@ void Kernel::set_max_dynamic_shared_size(int device, int bytes) {
   attrs_[device]->max_dynamic_shared_size_bytes = bytes;
 }
 
-void Kernel::launch(const LaunchConfig& cfg, cuda::StreamView stream, void** args) {
+void Kernel::launch(const LaunchConfig& cfg, cuda::StreamView stream, void** args,
+                    bool on_current_device) {
   const int device = stream.device();
   const KernelAttributes& a = attributes(device);
   const unsigned* g = cfg.grid;
@@ -115,7 +118,8 @@ void Kernel::launch(const LaunchConfig& cfg, cuda::StreamView stream, void** arg
             : detail::str("device ", device, " allows at most ", a.optin_shared_limit,
                           " bytes for this kernel; use less shared memory")));
   }
-  cuda::DeviceGuard guard(device);
+  std::optional<cuda::DeviceGuard> guard;
+  if (!on_current_device) guard.emplace(device);
   cuda::ensure_driver_context(device);
   EMBER_CU_CHECK(cuda::driver_api().cuLaunchKernel(
       reinterpret_cast<CUfunction>(handle_), g[0], g[1], g[2], b[0], b[1], b[2], cfg.shared_mem,

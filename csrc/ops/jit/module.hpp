@@ -65,7 +65,10 @@ class Kernel {
 
   // Checks `cfg` (ValueError), then launches on `stream` (whose device the
   // kernel runs on) with kernelParams `args` (one pointer per parameter).
-  void launch(const LaunchConfig& cfg, cuda::StreamView stream, void** args);
+  // `on_current_device`: the caller knows the stream's device is the current
+  // one, so no device guard is needed (saves two cudaGetDevice calls).
+  void launch(const LaunchConfig& cfg, cuda::StreamView stream, void** args,
+              bool on_current_device = false);
 
  private:
   CUkernel handle_;
