@@ -32,8 +32,29 @@ _SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
                  "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+            "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _cname(dtype):
+    """torch's C++ type name of a dtype, as some of its messages write it."""
+    return _C_NAMES.get(str(dtype).split(".")[-1], str(dtype))
+
+
 def _sname(dtype):
     return _SCALAR_NAMES.get(str(dtype).split(".")[-1], str(dtype))
+
+
+def _scat(self, *args):
+    """The scatter_ primitive, returning self (the Python object, not a new wrapper)."""
+    _ix.scatter_(self, *args)
+    return self
+
+
+def _iput(self, *args):
+    _ix.index_put_(self, *args)
+    return self
 
 
 def _is_tensor(x):
@@ -89,8 +110,8 @@ def _write_out(fn, result, out):
         return result
     _need_tensor(fn, "out", out)
     if out.dtype != result.dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {str(result.dtype).split('.')[-1]}"
-                           f", but got {str(out.dtype).split('.')[-1]} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype {_cname(result.dtype)}, but got "
+                           f"{_cname(out.dtype)} instead")
     if tuple(out.shape) != tuple(result.shape):
         if out.numel() != 0 and hasattr(out, "resize_"):
             out.resize_(result.shape)
@@ -148,13 +169,13 @@ def _scatter_(self, dim, index, src=None, value=None, *, reduce=None, fn="scatte
     if _is_tensor(src):
         if src.dtype != self.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-        return _ix.scatter_(self, dim, index, src, code, fn, False, _BOUNDS, False)
+        return _scat(self, dim, index, src, code, fn, False, _BOUNDS, False)
     v = value if src is None else src
     if v is None:
         raise TypeError("scatter() needs `src` (a tensor) or `value` (a number)")
     if _is_tensor(v):
         raise TypeError("scatter(): `value` must be a number")
-    return _ix.scatter_(self, dim, index, _value_tensor(fn, self, v), code, fn, False, _BOUNDS,
+    return _scat(self, dim, index, _value_tensor(fn, self, v), code, fn, False, _BOUNDS,
                         True)
 
 
@@ -176,7 +197,7 @@ def _scatter_add_(self, dim, index, src):
     _need_tensor("scatter_add", "src", src)
     if src.dtype != self.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    return _ix.scatter_(self, dim, index, src, _ADD, "scatter_add", False, _BOUNDS, False)
+    return _scat(self, dim, index, src, _ADD, "scatter_add", False, _BOUNDS, False)
 
 
 _SCATTER_REDUCE = {"sum": _ADD, "prod": _MUL, "mean": -1, "amax": _MAX, "amin": _MIN}
@@ -208,18 +229,18 @@ def _reduce_into(r, dim, index, src, reduce, include_self, op, wrap, message):
     """r (a fresh tensor, modified in place) reduced with src at index; returns the result
     (a new tensor for mean). No autograd of its own for prod/amax/amin."""
     if not include_self:
-        _ix.scatter_(r, dim, index, _value_tensor(op, r, _identity(r, reduce)), _NONE, op, wrap,
+        _scat(r, dim, index, _value_tensor(op, r, _identity(r, reduce)), _NONE, op, wrap,
                      message, True)
     if reduce == "mean":
-        _ix.scatter_(r, dim, index, src, _ADD, op, wrap, message, False)
+        _scat(r, dim, index, src, _ADD, op, wrap, message, False)
         count = _C.full(r.shape, 1 if include_self else 0, dtype=r.dtype, device=r.device)
         ones = _C.full((), 1, dtype=r.dtype, device=r.device)
-        _ix.scatter_(count, dim, index, ones, _ADD, op, wrap, message, True)
+        _scat(count, dim, index, ones, _ADD, op, wrap, message, True)
         count = count.masked_fill(count == 0, 1) if count.numel() else count
         if r.dtype.is_floating_point:
             return r / count
         return r.div(count, rounding_mode="floor")
-    _ix.scatter_(r, dim, index, src, _SCATTER_REDUCE[reduce], op, wrap, message, False)
+    _scat(r, dim, index, src, _SCATTER_REDUCE[reduce], op, wrap, message, False)
     return r
 
 
@@ -250,7 +271,7 @@ class _ScatterReduceFn(Function):
             grad_self = grad * msr / masked_self
             src_zero = src == 0
             zeros = _C.zeros(self.shape, dtype=self.dtype, device=self.device)
-            nz = g(_ix.scatter_(zeros, dim, index, src_zero.to(self.dtype), _ADD, op, wrap,
+            nz = g(_scat(zeros, dim, index, src_zero.to(self.dtype), _ADD, op, wrap,
                                 message, False))
             single = src_zero & (nz == 1)
             masked_src = src.masked_fill(single, 1)
@@ -262,16 +283,16 @@ class _ScatterReduceFn(Function):
             value = g(result)
             self_is = (self == result).to(grad.dtype)
             if not include_self:
-                self_is = _ix.scatter_(self_is, dim, index, _C.zeros((), dtype=grad.dtype,
+                self_is = _scat(self_is, dim, index, _C.zeros((), dtype=grad.dtype,
                                                                       device=grad.device),
                                        _NONE, op, wrap, message, True)
             src_is = (src == value).to(grad.dtype)
-            n = _ix.scatter_(self_is.clone(), dim, index, src_is, _ADD, op, wrap, message, False)
+            n = _scat(self_is.clone(), dim, index, src_is, _ADD, op, wrap, message, False)
             dist = grad / n.masked_fill(n == 0, 1)
             grad_self = self_is * dist
             grad_src = src_is * g(dist)
         if not include_self and reduce == "prod":
-            grad_self = _ix.scatter_(grad_self.clone(), dim, index,
+            grad_self = _scat(grad_self.clone(), dim, index,
                                      _C.zeros((), dtype=grad.dtype, device=grad.device), _NONE,
                                      op, wrap, message, True)
         if tuple(grad_src.shape) != src_shape:
@@ -408,7 +429,7 @@ def _index_add_(self, dim, index, source, *, alpha=1):
     dim, idx, src = _check_index_source(fn, self, dim, index, source, numel_err)
     if alpha != 1:
         src = src * alpha
-    return _ix.scatter_(self, dim, idx, src, _ADD, "index_add", False, _BOUNDS, False)
+    return _scat(self, dim, idx, src, _ADD, "index_add", False, _BOUNDS, False)
 
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
@@ -432,7 +453,7 @@ def _index_copy_(self, dim, index, source):
         return IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
                           f"source.size(dim) ({s})")
     dim, idx, src = _check_index_source(fn, self, dim, index, source, numel_err)
-    return _ix.scatter_(self, dim, idx, src, _NONE, "index_copy_", False, _OPIBOUNDS, False)
+    return _scat(self, dim, idx, src, _NONE, "index_copy_", False, _OPIBOUNDS, False)
 
 
 def index_copy(input, dim, index, source, *, out=None):
@@ -455,9 +476,9 @@ def _index_fill_(self, dim, index, value):
         idx = index.reshape(-1)[:1].reshape(()) if index.numel() else index.reshape(-1)
         if index.numel() == 0:
             return self
-        return _ix.scatter_(self, 0, idx, v, _NONE, "index_fill_", True, _IBOUNDS, True)
+        return _scat(self, 0, idx, v, _NONE, "index_fill_", True, _IBOUNDS, True)
     shape[dim] = index.numel()
-    return _ix.scatter_(self, dim, _along(index, self.dim(), dim, shape), v, _NONE, "index_fill_",
+    return _scat(self, dim, _along(index, self.dim(), dim, shape), v, _NONE, "index_fill_",
                         True, _IBOUNDS, True)
 
 
@@ -523,22 +544,23 @@ def _indices_list(fn, indices):
 def index_put_(input, indices, values, accumulate=False):
     """input[indices] = values (or += with accumulate), in place (torch.index_put_)."""
     _need_tensor("index_put_", "values", values)
-    return _ix.index_put_(input, _indices_list("index_put_", indices), values, bool(accumulate))
+    return _iput(input, _indices_list("index_put_", indices), values, bool(accumulate))
 
 
 def index_put(input, indices, values, accumulate=False):
     """A copy of input with input[indices] = values (or +=) (torch.index_put)."""
     _need_tensor("index_put", "values", values)
-    return _ix.index_put_(input.clone(), _indices_list("index_put", indices), values,
+    return _iput(input.clone(), _indices_list("index_put", indices), values,
                           bool(accumulate))
 
 
 # ---- masked_* ------------------------------------------------------------------------------
 
-def _bool_mask(fn, mask, msg):
+def _bool_mask(fn, mask, msg, cname=False):
     _need_tensor(fn, "mask", mask)
     if mask.dtype != _C.bool:
-        raise RuntimeError(msg.format(_sname(mask.dtype) if "{}" in msg else ""))
+        name = _cname(mask.dtype) if cname else _sname(mask.dtype)
+        raise RuntimeError(msg.format(name) if "{}" in msg else msg)
     return mask
 
 
@@ -546,14 +568,14 @@ def masked_fill(input, mask, value):
     """input with value where mask is True (torch.masked_fill); mask broadcasts."""
     _need_tensor("masked_fill", "input", input)
     _bool_mask("masked_fill", mask, "masked_fill_ only supports boolean masks, but got mask with "
-               "dtype {}")
+               "dtype {}", cname=True)
     v = _value_tensor("masked_fill_", input, value)
     return _C.where(mask, v, input)
 
 
 def _masked_fill_(self, mask, value):
     _bool_mask("masked_fill_", mask, "masked_fill_ only supports boolean masks, but got mask "
-               "with dtype {}")
+               "with dtype {}", cname=True)
     shape = _broadcast(self.shape, mask.shape)
     if tuple(shape) != tuple(self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
@@ -697,11 +719,11 @@ def _put_(self, index, source, accumulate=False):
         return self
     code = _ADD if accumulate else _NONE
     if self.is_contiguous():
-        _ix.scatter_(self.view(-1), 0, index.reshape(-1), source.reshape(-1), code, "put_", True,
+        _scat(self.view(-1), 0, index.reshape(-1), source.reshape(-1), code, "put_", True,
                      _FLAT, False)
         return self
     tmp = self.contiguous()
-    _ix.scatter_(tmp.view(-1), 0, index.reshape(-1), source.reshape(-1), code, "put_", True,
+    _scat(tmp.view(-1), 0, index.reshape(-1), source.reshape(-1), code, "put_", True,
                  _FLAT, False)
     self.copy_(tmp)
     return self

@@ -91,9 +91,9 @@ void throw_index_error(const IndexRule& rule, int64_t k, int64_t dim, int64_t si
       throw Error(detail::str("index ", k, " is out of bounds for dimension ", dim, " with size ",
                               size));
     case IndexMessage::Data:
-      throw Error(detail::str(rule.op, "(): index ", k, " is out of bounds for dimension ", dim,
-                              " with size ", size, " (INDICES element is out of DATA bounds, id=",
-                              k, " axis_dim=", size, ")"));
+      throw Error(detail::str("INDICES element is out of DATA bounds, id=", k, " axis_dim=",
+                              size, " (", rule.op, "(): index ", k,
+                              " is out of bounds for dimension ", dim, " with size ", size, ")"));
     case IndexMessage::IndexBounds:
       throw IndexError(detail::str("index ", k, " is out of bounds for dimension ", dim,
                                    " with size ", size));
