@@ -46,6 +46,14 @@ def _sname(dtype):
     return _SCALAR_NAMES.get(str(dtype).split(".")[-1], str(dtype))
 
 
+def _no_internal_overlap(self):
+    """torch's check before an in-place write: no two elements share memory."""
+    if self.numel() > 1 and any(st == 0 and n > 1 for n, st in zip(self.shape, self.stride())):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+
+
 def _scat(self, *args):
     """The scatter_ primitive, returning self (the Python object, not a new wrapper)."""
     _ix.scatter_(self, *args)
@@ -97,6 +105,9 @@ def _value_tensor(fn, self, value):
         if value.dim() != 0:
             raise RuntimeError(f"{fn} only supports a 0-dimensional value tensor, but got tensor "
                                f"with {value.dim()} dimension(s).")
+        if value.device.type == "cpu" and self.dtype != _C.bool and \
+                not self.dtype.is_floating_point:
+            _C.full((), value.item(), dtype=self.dtype)  # torch's overflow check of the value
         return value.to(device=self.device, dtype=self.dtype)
     if self.dtype != _C.bool and isinstance(value, (int, float)) and not isinstance(value, bool):
         # torch's "value cannot be converted to type int8_t without overflow"
@@ -163,6 +174,7 @@ def _reduce_code(reduce, allowed, msg):
 
 
 def _scatter_(self, dim, index, src=None, value=None, *, reduce=None, fn="scatter"):
+    _no_internal_overlap(self)
     index = _int_index("scatter", index)
     code = _reduce_code(reduce, {"add": _ADD, "multiply": _MUL},
                         "reduce argument must be either add or multiply.")
@@ -193,6 +205,7 @@ def scatter_add(input, dim, index, src, *, out=None):
 
 
 def _scatter_add_(self, dim, index, src):
+    _no_internal_overlap(self)
     index = _int_index("scatter", index)
     _need_tensor("scatter_add", "src", src)
     if src.dtype != self.dtype:
@@ -342,6 +355,7 @@ def _inplace_result(self, r):
 
 
 def _scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    _no_internal_overlap(self)
     index = _check_scatter_reduce("scatter_reduce_", self, index, src, reduce)
     if reduce in ("sum",) or (not self.requires_grad and not src.requires_grad and
                               reduce != "mean"):
@@ -374,12 +388,17 @@ def index_select(input, dim, index, *, out=None):
         if index.numel() != 1:
             raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
                                f"{index.numel()} value(s)")
-        r = _ix.gather(input, 0, index.reshape(()), "index_select", False, _DATA)
+        r = _ix.gather(input, 0, index.reshape(()), "index_select", False, _SELF)
         return _write_out("index_select", r, out)
     shape = list(input.shape)
     shape[dim] = index.numel()
+    # torch's CPU message: its dim-1 path says "INDICES element is out of DATA
+    # bounds", the others "index out of range in self"
+    msg = _DATA if dim == 1 else _SELF
+    if index.numel() and 0 in shape:  # nothing is read, but torch checks the indices
+        _ix.check_index_range(index, input.shape[dim], dim, None, "index_select", False, msg)
     r = _ix.gather(input, dim, _along(index, input.dim(), dim, shape), "index_select", False,
-                   _DATA)
+                   msg)
     return _write_out("index_select", r, out)
 
 
@@ -410,6 +429,7 @@ def _check_index_source(fn, self, dim, index, source, numel_err):
 
 
 def _index_add_(self, dim, index, source, *, alpha=1):
+    _no_internal_overlap(self)
     fn = "index_add_"
     _need_tensor(fn, "index", index)
     if index.dtype not in (_C.int64, _C.int32):
@@ -427,8 +447,10 @@ def _index_add_(self, dim, index, source, *, alpha=1):
         return RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to "
                             f"source.size(dim): ({s}), for dim: {d}")
     dim, idx, src = _check_index_source(fn, self, dim, index, source, numel_err)
-    if alpha != 1:
-        src = src * alpha
+    if self.dtype == _C.bool:
+        src = src if alpha else _C.zeros_like(src)
+    elif alpha != 1:
+        src = (src * alpha).to(self.dtype)
     return _scat(self, dim, idx, src, _ADD, "index_add", False, _BOUNDS, False)
 
 
@@ -440,6 +462,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
 
 
 def _index_copy_(self, dim, index, source):
+    _no_internal_overlap(self)
     fn = "index_copy_"
     _long_index(fn, index)
     _vector_index(fn, index, "index_copy_(): Index should have dimension 1 or 0 (got {dim})")
@@ -523,6 +546,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
 
 
 def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    _no_internal_overlap(self)
     dim, idx, src = _index_reduce_prep("index_reduce_", self, dim, index, source, reduce)
     return _inplace_result(self, _scatter_reduce(self, dim, idx, src, reduce, include_self,
                                                  "index_reduce", False, _SELF))
@@ -581,6 +605,10 @@ def _masked_fill_(self, mask, value):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
                            f"shape {list(shape)}")
     v = _value_tensor("masked_fill_", self, value)
+    if self.numel() > 1 and any(st == 0 and n > 1 for n, st in zip(self.shape, self.stride())):
+        # self's elements share memory (torch allows this here): write through the mask
+        m = mask.to(self.device).expand(self.shape)
+        return _iput(self, [m], v, False)
     return _inplace_result(self, _C.where(mask, v, self))
 
 
@@ -653,6 +681,7 @@ def masked_scatter(input, mask, source):
 
 
 def _masked_scatter_(self, mask, source):
+    _no_internal_overlap(self)
     _need_tensor("masked_scatter_", "mask", mask)
     shape = _broadcast(self.shape, mask.shape)
     if tuple(shape) != tuple(self.shape):
@@ -680,8 +709,8 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{_sname(indices.dtype)}")
     if dim is None:
-        r = _ix.gather(input.reshape(-1), 0, indices.reshape(-1), "take_along_dim", False,
-                       _BOUNDS)
+        r = _ix.gather(input.view(-1), 0, indices.reshape(-1), "take_along_dim", False,
+                       _BOUNDS)  # view, as torch's (a non-viewable input raises there too)
         return _write_out("take_along_dim", r, out)
     if input.dim() != indices.dim():
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
@@ -704,6 +733,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
 
 
 def _put_(self, index, source, accumulate=False):
+    _no_internal_overlap(self)
     fn = "put_"
     _long_index(fn, index)
     _need_tensor(fn, "source", source)
