@@ -1520,6 +1520,8 @@ def gen_index_op(src, op, ctx):
 
     def idx(ishape, hi):
         lo, h = (-hi, hi - 1) if src.prob(0.97) or ctx.device != "cpu" else (-hi - 2, hi + 1)
+        if ctx.device != "cpu" and name != "take":
+            lo = 0  # negative gather / index_select indices: a device assert in torch
         vals = [src.int(lo, h) if h >= lo else 0 for _ in range(math.prod(ishape))]
         return TensorSpec("int64", np.array(vals, np.int64).reshape(ishape), ())
     if name == "index_select":
@@ -1543,6 +1545,114 @@ for _n in ("index_select", "gather", "take", "masked_fill", "masked_select", "no
     register(Op(_n, "index", 2, gen_index_op, fn=_n, method=_n,
                 inplace="masked_fill_" if _n == "masked_fill" else None, weight=0.4,
                 forms=("fn", "method", "inplace") if _n == "masked_fill" else ("fn", "method")))
+
+
+def gen_scatter_op(src, op, ctx):
+    """scatter / scatter_add / scatter_reduce / index_add / index_copy / index_fill /
+    index_reduce / take_along_dim / put / masked_scatter / argwhere. Indices are in range
+    and, where they write, distinct along the written dim (duplicates leave the winner or
+    the summation order unspecified on the GPU), so every result is exact."""
+    dt = gen_dtype(src, op, ctx)
+    shape = gen_shape(src, 3)
+    nd = len(shape)
+    n = max(nd, 1)
+    dim = src.int(-n, n - 1)
+    d = dim % n
+    size = shape[d] if nd else 1
+    name = op.name
+    x = gen_tensor(src, dt, shape)
+
+    def perm(k, hi):
+        pool = list(range(hi))
+        out = []
+        for _ in range(k):
+            out.append(pool.pop(src.int(0, len(pool) - 1)))
+        return out
+
+    def distinct(ishape):
+        """int64 index of ishape, distinct along d, values in [0, size)."""
+        if not ishape:
+            return TensorSpec("int64", np.zeros((), np.int64), ())
+        a = np.zeros(ishape, np.int64)
+        rest = [s for j, s in enumerate(ishape) if j != d]
+        for pos in itertools.product(*[range(s) for s in rest]):
+            vals = perm(ishape[d], size)
+            for k, v in enumerate(vals):
+                full = list(pos)
+                full.insert(d, k)
+                a[tuple(full)] = v
+        return TensorSpec("int64", a, ())
+
+    def corner():
+        return tuple(src.int(0, s) if j != d else src.int(0, s) for j, s in enumerate(shape))
+
+    def vec(k):
+        return TensorSpec("int64", np.array(perm(k, size), np.int64), ())
+
+    def slices(k):
+        s2 = list(shape)
+        if nd:
+            s2[d] = k
+        return tuple(s2)
+    form3 = src.choice(("fn", "method", "inplace"))
+    if name in ("scatter", "scatter_add", "scatter_reduce"):
+        ishape = corner() if nd else ()
+        idx = distinct(ishape)
+        if name == "scatter" and src.prob(0.3):
+            return form3, (x, dim, idx, gen_scalar(src)), {}
+        sv = gen_tensor(src, dt, ishape)
+        if name == "scatter_reduce":
+            kw = {"include_self": src.prob(0.5)}
+            return form3, (x, dim, idx, sv, src.choice(("sum", "prod", "mean", "amax",
+                                                        "amin"))), kw
+        return form3, (x, dim, idx, sv), {}
+    if name in ("index_add", "index_copy", "index_fill", "index_reduce"):
+        k = src.int(0, size)
+        idx = vec(k) if nd else TensorSpec("int64", np.zeros((1,), np.int64), ())
+        if name == "index_fill":
+            return form3, (x, dim, idx, gen_scalar(src)), {}
+        sv = gen_tensor(src, dt, slices(k) if nd else ())
+        if name == "index_reduce":
+            return form3, (x, dim, idx, sv, src.choice(("prod", "mean", "amax", "amin"))), \
+                {"include_self": src.prob(0.5)}
+        return form3, (x, dim, idx, sv), ({"alpha": 2} if name == "index_add" and
+                                          src.prob(0.3) else {})
+    if name == "take_along_dim":
+        if not nd or src.prob(0.2):
+            k = src.int(0, 5)
+            hi = max(math.prod(shape), 1)
+            vals = [src.int(0, hi - 1) for _ in range(k)] if math.prod(shape) else []
+            return src.choice(("fn", "method")), (x, TensorSpec("int64", np.array(
+                vals, np.int64), ())), {}
+        ishape = tuple(src.choice((1, s)) if j != d else src.int(0, 4)
+                       for j, s in enumerate(shape))
+        vals = [src.int(0, size - 1) if size else 0 for _ in range(math.prod(ishape))]
+        if not size and math.prod(ishape):
+            ishape = tuple(0 if j == d else s for j, s in enumerate(ishape))
+            vals = []
+        return src.choice(("fn", "method")), (x, TensorSpec(
+            "int64", np.array(vals, np.int64).reshape(ishape), ()), dim), {}
+    if name == "put":
+        total = math.prod(shape)
+        k = src.int(0, min(total, 6))
+        idx = TensorSpec("int64", np.array([v - total if src.prob(0.3) else v
+                                            for v in perm(k, total)], np.int64), ())
+        kw = {"accumulate": src.prob(0.5)}
+        return src.choice(("fn", "method", "inplace")), (x, idx, gen_tensor(src, dt, (k,))), kw
+    if name == "masked_scatter":
+        m = gen_tensor(src, "bool", bcast_shape(src, shape))
+        total = max(math.prod(shape), 1) * 2
+        return src.choice(("fn", "method")), (x, m, gen_tensor(src, dt, (total,))), {}
+    return src.choice(("fn", "method")), (x,), {}
+
+
+for _n, _ip in (("scatter", "scatter_"), ("scatter_add", "scatter_add_"),
+                ("scatter_reduce", "scatter_reduce_"), ("index_add", "index_add_"),
+                ("index_copy", "index_copy_"), ("index_fill", "index_fill_"),
+                ("index_reduce", "index_reduce_"), ("take_along_dim", None), ("put", "put_"),
+                ("masked_scatter", None), ("argwhere", None)):
+    register(Op(_n, "index", 2, gen_scatter_op, fn=_n, method=_n, inplace=_ip, weight=0.3,
+                forms=("fn", "method", "inplace") if _ip else ("fn", "method")))
 
 
 # ---- conversions -------------------------------------------------------------------------

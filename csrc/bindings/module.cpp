@@ -1,6 +1,10 @@
 // The one extension module, ember._C. Each concept binds itself.
 #include "bindings/bindings.hpp"
 
+namespace ember::bindings {
+void bind_index_ops(py::module_& m);  // bindings/index_ops.cpp (ember._C._index)
+}  // namespace ember::bindings
+
 PYBIND11_MODULE(_C, m) {
   m.doc() = "ember's C++/CUDA core";
   m.attr("__version__") = EMBER_VERSION;
@@ -24,6 +28,7 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_nn_loss(m);
   ember::bindings::bind_nn_conv(m);
   ember::bindings::bind_nn_norm(m);
+  ember::bindings::bind_index_ops(m);
   ember::bindings::bind_math(m);
   ember::bindings::bind_random(m, cuda);
   ember::bindings::bind_amp(m);

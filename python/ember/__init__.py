@@ -164,8 +164,10 @@ __all__ += ["result_type", "can_cast", "return_types", "get_num_threads", "set_n
             *_C._math_functions]
 # Composites of the bound ops (python/ember/_composite_*.py): shape and math functions,
 # and the Tensor methods torch has for them (set on the bound class at import).
-from ember import _composite_shape, _composite_math, linalg  # noqa: E402
+from ember import _composite_shape, _composite_math, _composite_index, linalg  # noqa: E402
 from ember._composite_shape import *  # noqa: E402,F401,F403
 from ember._composite_math import *  # noqa: E402,F401,F403
-__all__ += [*_composite_shape.__all__, *_composite_math.__all__, "linalg"]
+from ember._composite_index import *  # noqa: E402,F401,F403
+__all__ += [*_composite_shape.__all__, *_composite_math.__all__, *_composite_index.__all__,
+            "linalg"]
 del TYPE_CHECKING

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "runtime/cuda_device.hpp"
+#include "runtime/device_error.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/sync_debug.hpp"
 #include "tensor/storage.hpp"
@@ -274,10 +275,14 @@ void copy_d2h(void* dst, const void* src, size_t nbytes, bool dst_pinned, bool n
   if (dst_pinned || nbytes < kPipelineMin) {
     EMBER_CUDA_CHECK(
         cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, stream.handle()));
-    if (!(dst_pinned && non_blocking)) EMBER_CUDA_CHECK(cudaStreamSynchronize(stream.handle()));
+    if (!(dst_pinned && non_blocking)) {
+      EMBER_CUDA_CHECK(cudaStreamSynchronize(stream.handle()));
+      cuda::check_index_errors(stream.device());  // runtime/device_error.hpp
+    }
     return;
   }
   pipeline_d2h(static_cast<char*>(dst), static_cast<const char*>(src), nbytes, stream);
+  cuda::check_index_errors(stream.device());
 }
 
 void release_staging_buffers() {

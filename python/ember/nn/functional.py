@@ -251,6 +251,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         bad = ((t < 0) | (t >= c)) & (t != ignore_index)
         if bool(bad.any()):
             raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    elif t.numel():
+        # no host wait: a bad target is recorded on the device and raised as IndexError at
+        # the next synchronising call (runtime/device_error.hpp)
+        ember._C._index.check_index_range(t, c, 1, ignore_index, "nll_loss", False, 0)
     w = _target_weights(x, t, weight, ignore_index)
     loss = -(x * w).sum(1)
     if reduction == "none":

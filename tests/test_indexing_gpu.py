@@ -1,0 +1,212 @@
+"""torch's indexing functions on the GPU against torch on cuda (gather, scatter and its
+reductions with duplicate indices, the index_* family, masked_*, take, take_along_dim, put,
+nonzero), gradients, and the out-of-range path: a bad index never asserts on the device; it
+is recorded (runtime/device_error.hpp) and raised as IndexError by the next synchronising
+call, after which the process and the device keep working. Run on the H100 machine."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+import ember.nn.functional as EF
+
+pytestmark = pytest.mark.gpu
+
+RNG = np.random.default_rng(160)
+DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+          "uint8"]
+
+
+def rand(shape, dtype):
+    if dtype in ("float32", "float64", "float16", "bfloat16"):
+        return RNG.standard_normal(shape)
+    lo = 0 if dtype == "uint8" else -50
+    return RNG.integers(lo, 50, size=shape)
+
+
+def both(torch, a, dtype, requires_grad=False):
+    e = ember.tensor(a, device="cuda").to(getattr(ember, dtype))
+    t = torch.tensor(a, device="cuda").to(getattr(torch, dtype))
+    if requires_grad:
+        e.requires_grad_()
+        t.requires_grad_()
+    return e, t
+
+
+def ints(torch, a):
+    return ember.tensor(np.asarray(a, np.int64), device="cuda"), \
+        torch.tensor(np.asarray(a, np.int64), device="cuda")
+
+
+def same(e, t, tol=0.0):
+    a = e.detach().cpu().double().numpy() if e.dtype != ember.bool else e.cpu().numpy()
+    b = t.detach().cpu().double().numpy() if t.dtype != t.new_tensor(True).dtype else \
+        t.cpu().numpy()
+    assert tuple(e.shape) == tuple(t.shape)
+    if tol:
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+    else:
+        np.testing.assert_array_equal(a, b)
+
+
+def tol_of(dtype):
+    return {"float16": 2e-2, "bfloat16": 1e-1, "float32": 1e-5, "float64": 1e-12}.get(dtype, 0.0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gather_index_select_take_vs_torch(torch, dtype):
+    a = rand((7, 9, 5), dtype)
+    e, t = both(torch, a, dtype)
+    ei, ti = ints(torch, RNG.integers(0, 9, size=(7, 4, 5)))
+    same(e.gather(1, ei), t.gather(1, ti))
+    same(e.permute(2, 0, 1).gather(2, ei.permute(2, 0, 1)),
+         t.permute(2, 0, 1).gather(2, ti.permute(2, 0, 1)))  # non-contiguous
+    ev, tv = ints(torch, RNG.integers(0, 9, size=(13,)))
+    same(e.index_select(1, ev), t.index_select(1, tv))
+    ek, tk = ints(torch, RNG.integers(-315, 315, size=(4, 6)))
+    same(e.take(ek), t.take(tk))
+    el, tl = ints(torch, RNG.integers(0, 9, size=(1, 3, 5)))
+    same(ember.take_along_dim(e, el, 1), torch.take_along_dim(t, tl, 1))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64",
+                                   "int32", "int16", "int8", "uint8"])
+def test_scatter_add_and_index_add_with_duplicates_vs_torch(torch, dtype):
+    a, s = rand((6, 5), dtype), rand((40, 5), dtype)
+    e, t = both(torch, a, dtype)
+    es, ts = both(torch, s, dtype)
+    ei, ti = ints(torch, RNG.integers(0, 6, size=(40, 5)))  # many duplicates
+    same(e.scatter_add(0, ei, es), t.scatter_add(0, ti, ts), tol_of(dtype) * 10)
+    ev, tv = ints(torch, RNG.integers(0, 6, size=(40,)))
+    same(e.index_add(0, ev, es), t.index_add(0, tv, ts), tol_of(dtype) * 10)
+    e2 = e.clone()
+    e2.index_add_(0, ev, es, alpha=2)
+    same(e2, t.index_add(0, tv, ts, alpha=2), tol_of(dtype) * 10)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int32", "int8"])
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_and_index_reduce_vs_torch(torch, dtype, reduce, include_self):
+    a, s = rand((5, 4), dtype), rand((12, 4), dtype)
+    if reduce == "prod":
+        a, s = np.sign(a) + (a > 0), np.sign(s) + (s > 0)  # small factors: exact products
+    e, t = both(torch, a, dtype)
+    es, ts = both(torch, s, dtype)
+    ei, ti = ints(torch, RNG.integers(0, 5, size=(12, 4)))
+    same(e.scatter_reduce(0, ei, es, reduce, include_self=include_self),
+         t.scatter_reduce(0, ti, ts, reduce, include_self=include_self), tol_of(dtype) * 10)
+    if reduce != "sum":
+        ev, tv = ints(torch, RNG.integers(0, 5, size=(12,)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = t.index_reduce(0, tv, ts, reduce, include_self=include_self)
+        same(e.index_reduce(0, ev, es, reduce, include_self=include_self), ref,
+             tol_of(dtype) * 10)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "bfloat16"])
+def test_masked_ops_put_copy_fill_nonzero_vs_torch(torch, dtype):
+    a = rand((6, 7), dtype) if dtype != "bool" else RNG.random((6, 7)) < 0.5
+    e, t = both(torch, a, dtype)
+    m = RNG.random((7,)) < 0.5
+    em, tm = ember.tensor(m, device="cuda"), torch.tensor(m, device="cuda")
+    same(e.masked_fill(em, 1), t.masked_fill(tm, 1))
+    same(e.masked_select(em), t.masked_select(tm))
+    s = rand((42,), dtype) if dtype != "bool" else RNG.random(42) < 0.5
+    es, ts = both(torch, s, dtype)
+    same(e.masked_scatter(em, es), t.masked_scatter(tm, ts))
+    ep, tp = ints(torch, RNG.permutation(42)[:10] - 21)
+    same(e.put(ep, es[:10]), t.put(tp, ts[:10]))
+    ev, tv = ints(torch, RNG.permutation(7)[:3])
+    same(e.index_copy(1, ev, es[:18].view(6, 3)), t.index_copy(1, tv, ts[:18].view(6, 3)))
+    same(e.index_fill(1, ev - 7, 0), t.index_fill(1, tv - 7, 0))
+    same(ember.nonzero(e), torch.nonzero(t))
+    for c, r in zip(ember.nonzero(e, as_tuple=True), torch.nonzero(t, as_tuple=True)):
+        same(c, r)
+
+
+def test_gradients_vs_torch(torch):
+    a, s = RNG.standard_normal((5, 4)), RNG.standard_normal((8, 4))
+    i = RNG.integers(0, 5, size=(8, 4))
+    v = RNG.integers(0, 5, size=(8,))
+    g = RNG.standard_normal((5, 4))
+    for name, fn in {
+        "gather": lambda M, x, y, ii, vv: x.gather(0, ii).sum() + y.sum() * 0,
+        "scatter_add": lambda M, x, y, ii, vv: (x.scatter_add(0, ii, y) * M.tensor(
+            g, device="cuda")).sum(),
+        "index_add": lambda M, x, y, ii, vv: (x.index_add(0, vv, y) ** 2).sum(),
+        "index_select": lambda M, x, y, ii, vv: (x.index_select(0, vv) * y).sum(),
+        "masked_fill": lambda M, x, y, ii, vv: (x.masked_fill(x > 0, 0.0) ** 2).sum() + y.sum(),
+        "take_along_dim": lambda M, x, y, ii, vv: (M.take_along_dim(x, ii[:5], 0) ** 2).sum()
+        + y.sum(),
+        "amax": lambda M, x, y, ii, vv: (x.scatter_reduce(0, ii, y, "amax") ** 2).sum(),
+    }.items():
+        ex, tx = both(torch, a, "float64", True)
+        ey, ty = both(torch, s, "float64", True)
+        ei, ti = ints(torch, i)
+        ev, tv = ints(torch, v)
+        fn(ember, ex, ey, ei, ev).backward()
+        fn(torch, tx, ty, ti, tv).backward()
+        same(ex.grad, tx.grad, 1e-12), name
+        same(ey.grad, ty.grad, 1e-12), name
+
+
+def test_out_of_range_surfaces_at_the_next_sync_and_the_device_stays_usable():
+    x = ember.arange(12.0, device="cuda").view(3, 4)
+    bad = ember.tensor([[0, 7]], device="cuda")
+    y = x.gather(1, bad)  # queued, no host wait
+    with pytest.raises(IndexError, match=r"gather: index 7 is out of bounds for dimension 1 "
+                                         r"with size 4"):
+        ember.cuda.synchronize()
+    assert y.tolist() == [[0.0, 0.0]]  # the bad element read as zero; reported once
+    # every synchronising call reports it: .item(), .cpu(), Stream/Event.synchronize
+    for op, sync in [
+        (lambda: x.index_select(0, ember.tensor([5], device="cuda")), lambda r: r.sum().item()),
+        (lambda: ember.zeros(3, device="cuda").scatter_add_(
+            0, ember.tensor([3], device="cuda"), ember.ones(1, device="cuda")), lambda r: r.cpu()),
+        (lambda: x.take(ember.tensor([-13], device="cuda")),
+         lambda r: ember.cuda.current_stream().synchronize()),
+        (lambda: x.index_add(1, ember.tensor([4], device="cuda"), ember.ones(3, 1, device="cuda")),
+         lambda r: r.tolist()),
+        (lambda: x.clone().put_(ember.tensor([12], device="cuda"),
+                                ember.ones(1, device="cuda")), lambda r: _event_sync()),
+        (lambda: x.index_fill(0, ember.tensor([3], device="cuda"), 1.0), lambda r: r.cpu()),
+        (lambda: x.index_copy(0, ember.tensor([-1], device="cuda"), ember.ones(1, 4,
+                                                                                device="cuda")),
+         lambda r: r.cpu()),
+        (lambda: ember.take_along_dim(x, ember.tensor([[9]], device="cuda"), 1),
+         lambda r: r.cpu()),
+        (lambda: x.masked_scatter(x > 0, ember.ones(3, device="cuda")), lambda r: r.cpu()),
+        (lambda: EF.embedding(ember.tensor([4], device="cuda"), x), lambda r: r.cpu()),
+        (lambda: EF.nll_loss(x, ember.tensor([0, 4, 1], device="cuda")), lambda r: r.item()),
+        (lambda: EF.cross_entropy(x, ember.tensor([0, -2, 1], device="cuda")),
+         lambda r: r.item()),
+    ]:
+        r = op()
+        with pytest.raises(IndexError, match="out of bounds"):
+            sync(r)
+        ember.cuda.synchronize()  # cleared: nothing pending any more
+    # ignore_index is not an error, and the device keeps working
+    loss = EF.nll_loss(x.log_softmax(1), ember.tensor([0, -100, 1], device="cuda"))
+    assert np.isfinite(loss.item())
+    z = ember.arange(10, device="cuda") * 2
+    assert z.gather(0, ember.tensor([9, 0], device="cuda")).tolist() == [18, 0]
+
+
+def _event_sync():
+    ev = ember.cuda.Event()
+    ev.record()
+    ev.synchronize()
+
+
+def test_error_on_a_side_stream_is_reported(torch):
+    s = ember.cuda.Stream()
+    x = ember.ones(4, device="cuda")
+    s.wait_stream(ember.cuda.current_stream())
+    with ember.cuda.stream(s):
+        x.gather(0, ember.tensor([8], device="cuda"))
+    with pytest.raises(IndexError, match="index 8"):
+        s.synchronize()
+    ember.cuda.synchronize()
