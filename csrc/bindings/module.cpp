@@ -1,6 +1,10 @@
 // The one extension module, ember._C. Each concept binds itself.
 #include "bindings/bindings.hpp"
 
+namespace ember::bindings {
+void bind_sort(py::module_& m);  // bindings/sort.cpp: ember._C._sort, the sorting family's cores
+}  // namespace ember::bindings
+
 PYBIND11_MODULE(_C, m) {
   m.doc() = "ember's C++/CUDA core";
   m.attr("__version__") = EMBER_VERSION;
@@ -30,4 +34,5 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_jit(cuda);
   ember::bindings::bind_jit_testing(m);
   ember::bindings::bind_c_api(m);
+  ember::bindings::bind_sort(m);
 }
