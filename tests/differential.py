@@ -1468,8 +1468,10 @@ for _n, _t in (("logcumsumexp", "softmax"), ("cummax", "exact"), ("cummin", "exa
 
 
 def gen_sort(src, op, ctx):
-    """sort / argsort (stable: indices compared too), msort, topk, kthvalue, mode (values
-    only: the index among equal values is unspecified), quantile / nanquantile."""
+    """sort / argsort (stable: indices compared too), msort, topk, kthvalue (values only:
+    the index among equal values is unspecified), quantile / nanquantile. Not mode:
+    torch's CPU mode sorts with an unstable std::sort whose comparator NaN breaks, so its
+    values are unspecified where there are NaNs (tests/test_sort_ops.py checks it)."""
     dt = gen_dtype(src, op, ctx)
     x = gen_tensor(src, dt, gen_shape(src, big_p=0.08))
     if any(st[0] == "expand" for st in x.steps):  # torch's mode/kthvalue read stride 0 badly
@@ -1495,10 +1497,6 @@ def gen_sort(src, op, ctx):
         kw["dim"] = dim
         if src.prob(0.5):
             kw["keepdim"] = src.prob(0.5)
-    elif name == "mode":
-        kw["dim"] = dim
-        if src.prob(0.5):
-            kw["keepdim"] = src.prob(0.5)
     elif name in ("quantile", "nanquantile"):
         args.append(src.choice((0.0, 0.25, 0.5, 0.9, 1.0)))
         if src.prob(0.7):
@@ -1510,7 +1508,7 @@ def gen_sort(src, op, ctx):
 
 for _n, _d, _vo in (("sort", DTYPES, False), ("argsort", DTYPES, False),
                     ("msort", DTYPES, False), ("topk", NUMERIC, True),
-                    ("kthvalue", NUMERIC, True), ("mode", DTYPES, True),
+                    ("kthvalue", NUMERIC, True),
                     ("quantile", ("float32", "float64"), False),
                     ("nanquantile", ("float32", "float64"), False)):
     register(Op(_n, "sort", 1, gen_sort, dtypes=_d, tol="exact" if "quantile" not in _n

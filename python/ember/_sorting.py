@@ -284,32 +284,32 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(fn, input, q, dim, keepdim, interpolation, out, ignore_nan):
     _check_input(fn, input)
     if input.dtype not in (_C.float32, _C.float64):
-        raise RuntimeError(f"{fn}() input tensor must be either float or double dtype")
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
-        raise RuntimeError(f"{fn}() interpolation must be one of linear, lower, higher, "
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest, but got {interpolation}")
     if isinstance(q, _Tensor):
         if q.dim() > 1:
-            raise RuntimeError(f"{fn}() q must be a scalar or 1D tensor")
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
         if q.dtype != input.dtype:
-            raise RuntimeError(f"{fn}() q tensor must be same dtype as the input tensor")
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
         if q.device != input.device:
-            raise RuntimeError(f"{fn}() q tensor must be on the same device as the input "
+            raise RuntimeError("quantile() q tensor must be on the same device as the input "
                                f"tensor, but got q on {q.device} and input on {input.device}")
         q_scalar = q.dim() == 0
         qt = q.reshape(-1)
     else:
         qf = float(q)
         if not 0 <= qf <= 1:
-            raise RuntimeError(f"{fn}() q must be in the range [0, 1] but got {q}")
+            raise RuntimeError("quantile() q must be in the range [0, 1] but got {q}")
         q_scalar = True
         qt = _C.full((1,), qf, dtype=input.dtype, device=input.device)
     if input.numel() == 0:
-        raise RuntimeError(f"{fn}() input tensor must be non-empty")
+        raise RuntimeError("quantile() input tensor must be non-empty")
     if out is not None and out.dtype != input.dtype:
-        raise RuntimeError(f"{fn}() out tensor must be same dtype as the input tensor")
+        raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
     if isinstance(q, _Tensor) and qt.numel() and not bool(((qt >= 0) & (qt <= 1)).all()):
-        raise RuntimeError(f"{fn}() q values must be in the range [0, 1]")
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
     # Lines along the last dim: flattened (dim=None) or dim moved last.
     if dim is None:
         x = input.reshape(-1)
