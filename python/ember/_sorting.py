@@ -156,6 +156,8 @@ def msort(input, *, out=None):
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """torch.topk: the k largest (smallest) elements along dim, in order, and their indices."""
     _check_input("topk", input)
+    if input.dtype == _C.bool and not input.is_cuda:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _wrap_dim(dim, input.dim())
     size = input.shape[d] if input.dim() else 1
     if not 0 <= k <= size:
@@ -204,7 +206,9 @@ def _median_pos(sorted_values, d, n, ignore_nan):
 
 def _median(fn, cls, input, dim, keepdim, out, ignore_nan):
     _check_input(fn, input)
-    if input.dtype == _C.bool:
+    if dim is not None:
+        _reduce_dim_check(fn, input, _wrap_dim(dim, input.dim()))
+    if input.dtype == _C.bool and input.numel():
         raise NotImplementedError(f"\"{fn}_cpu\" not implemented for 'Bool'")
     if dim is None:
         if keepdim is not False or out is not None and isinstance(out, (tuple, list)):
@@ -212,11 +216,13 @@ def _median(fn, cls, input, dim, keepdim, out, ignore_nan):
         flat = input.reshape(-1)
         n = flat.numel()
         if n == 0:
+            # NaN; for integers what torch's conversion of NaN gives on x86
             if input.dtype.is_floating_point:
-                return _out(fn, _C.full((), float("nan"), dtype=input.dtype,
-                                        device=input.device), out, input)
-            raise RuntimeError(f"{fn}(): cannot compute the median of an empty integer "
-                               "tensor (torch returns an undefined value)")
+                v = _C.full((), float("nan"), dtype=input.dtype, device=input.device)
+            else:
+                low = {_C.int32: -2 ** 31, _C.int64: -2 ** 63, _C.bool: True}.get(input.dtype, 0)
+                v = _C.full((), low, dtype=input.dtype, device=input.device)
+            return _out(fn, v, out, input)
         values, indices = _core.sort(flat, 0, False)
         pos = _median_pos(values, 0, n, ignore_nan)
         idx = _take_along(indices, pos, 0)
@@ -711,6 +717,9 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
 
 def _cum(fn, cls, is_max, input, dim, out):
     _check_input(fn, input)
+    if input.numel() == 0:  # torch checks no dim then
+        r = cls(input.detach().clone(), _C.empty(input.shape, dtype=_C.int64, device=input.device))
+        return _pair_out(fn, r, out, cls, input)
     d = _wrap_dim(dim, input.dim())
     values, indices = _core.cum_extreme(is_max, input, d)
     values = _with_grad(input, values, indices, d)
