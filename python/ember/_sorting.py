@@ -646,7 +646,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     return _out("histc", counts, out, input)
 
 
-def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     """torch.histogram (CPU, as torch): (hist, bin_edges) of the elements in `bins`
     equal-width bins over range (the data's by default), or between the given 1-D
     increasing bin_edges tensor; weight sums per bin; density normalises."""
@@ -779,7 +779,7 @@ def _methods():
     def histc_m(self, bins=100, min=0, max=0):
         return histc(self, bins, min, max)
 
-    def histogram_m(self, bins, *, range=None, weight=None, density=False):
+    def histogram_m(self, bins=100, *, range=None, weight=None, density=False):
         return histogram(self, bins, range=range, weight=weight, density=density)
 
     def bincount_m(self, weights=None, minlength=0):
