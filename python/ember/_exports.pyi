@@ -111,6 +111,13 @@ from ember._composite_math import (
     bartlett_window as bartlett_window, kaiser_window as kaiser_window, deg2rad_ as deg2rad_,
     rad2deg_ as rad2deg_, sinc_ as sinc_, xlogy_ as xlogy_,
 )
+from ember._sorting import (
+    sort as sort, argsort as argsort, msort as msort, topk as topk, kthvalue as kthvalue,
+    median as median, nanmedian as nanmedian, mode as mode, quantile as quantile,
+    nanquantile as nanquantile, unique as unique, unique_consecutive as unique_consecutive,
+    searchsorted as searchsorted, bucketize as bucketize, histc as histc, histogram as histogram,
+    bincount as bincount, cummax as cummax, cummin as cummin,
+)
 
 reshape = Tensor.reshape
 flatten = Tensor.flatten
