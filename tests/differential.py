@@ -1467,6 +1467,55 @@ for _n, _t in (("logcumsumexp", "softmax"), ("cummax", "exact"), ("cummin", "exa
                 dtypes=FLOATS if _n == "logcumsumexp" else DTYPES))
 
 
+def gen_sort(src, op, ctx):
+    """sort / argsort (stable: indices compared too), msort, topk, kthvalue (values only:
+    the index among equal values is unspecified), quantile / nanquantile. Not mode:
+    torch's CPU mode sorts with an unstable std::sort whose comparator NaN breaks, so its
+    values are unspecified where there are NaNs (tests/test_sort_ops.py checks it)."""
+    dt = gen_dtype(src, op, ctx)
+    x = gen_tensor(src, dt, gen_shape(src, big_p=0.08))
+    if any(st[0] == "expand" for st in x.steps):  # torch's mode/kthvalue read stride 0 badly
+        x = TensorSpec(x.dtype, np.ascontiguousarray(np_view(x)), ())
+    nd = len(x.shape)
+    n = max(nd, 1)
+    dim = src.int(-n, n - 1) if src.prob(0.97) else n
+    size = x.shape[dim % n] if nd and -n <= dim < n else 1
+    name = op.name
+    args, kw = [x], {}
+    if name in ("sort", "argsort"):
+        kw["dim"] = dim
+        if src.prob(0.6):
+            kw["descending"] = src.prob(0.5)
+        kw["stable"] = True
+    elif name == "topk":
+        args.append(src.int(0, size) if src.prob(0.95) else size + 1)
+        kw["dim"] = dim
+        if src.prob(0.5):
+            kw["largest"] = src.prob(0.5)
+    elif name == "kthvalue":
+        args.append(src.int(1, max(size, 1)) if src.prob(0.95) else size + 1)
+        kw["dim"] = dim
+        if src.prob(0.5):
+            kw["keepdim"] = src.prob(0.5)
+    elif name in ("quantile", "nanquantile"):
+        args.append(src.choice((0.0, 0.25, 0.5, 0.9, 1.0)))
+        if src.prob(0.7):
+            kw["dim"] = dim
+            kw["keepdim"] = src.prob(0.5)
+        kw["interpolation"] = src.choice(("linear", "lower", "higher", "midpoint", "nearest"))
+    return choose_form(src, op, ctx), tuple(args), kw
+
+
+for _n, _d, _vo in (("sort", DTYPES, False), ("argsort", DTYPES, False),
+                    ("msort", DTYPES, False), ("topk", NUMERIC, True),
+                    ("kthvalue", NUMERIC, True),
+                    ("quantile", ("float32", "float64"), False),
+                    ("nanquantile", ("float32", "float64"), False)):
+    register(Op(_n, "sort", 1, gen_sort, dtypes=_d, tol="exact" if "quantile" not in _n
+                else "lerp", fn=_n, method=_n, weight=0.3, forms=("fn", "method"),
+                extra={"values_only": _vo}))
+
+
 def gen_shape_op(src, op, ctx):
     """flip / roll / tril / triu / repeat / tile / rot90 / ravel / unflatten."""
     dt = gen_dtype(src, op, ctx)

@@ -3,6 +3,7 @@
 
 namespace ember::bindings {
 void bind_index_ops(py::module_& m);  // bindings/index_ops.cpp (ember._C._index)
+void bind_sort(py::module_& m);  // bindings/sort.cpp: ember._C._sort, the sorting family's cores
 }  // namespace ember::bindings
 
 PYBIND11_MODULE(_C, m) {
@@ -35,4 +36,5 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_jit(cuda);
   ember::bindings::bind_jit_testing(m);
   ember::bindings::bind_c_api(m);
+  ember::bindings::bind_sort(m);
 }

@@ -170,4 +170,8 @@ from ember._composite_math import *  # noqa: E402,F401,F403
 from ember._composite_index import *  # noqa: E402,F401,F403
 __all__ += [*_composite_shape.__all__, *_composite_math.__all__, *_composite_index.__all__,
             "linalg"]
+# The sorting and search family (python/ember/_sorting.py over csrc/ops/sort/).
+from ember import _sorting  # noqa: E402
+from ember._sorting import *  # noqa: E402,F401,F403
+__all__ += _sorting.__all__
 del TYPE_CHECKING

@@ -1,0 +1,47 @@
+// torch.sort's core: values and int64 indices of a tensor sorted along one
+// dim, ascending or descending. Always stable (equal keys keep their input
+// order), so stable=False and stable=True give the same, valid, result. The
+// keys are sort_keys.hpp's order-preserving unsigned bits: NaN sorts as the
+// largest value (first when descending), -0.0 equals +0.0.
+//
+// Both results are contiguous tensors of x's shape. The dim is never moved:
+// line r = (o, i) of a contiguous [outer, n, inner] view is read and written
+// with stride `inner`.
+//
+// CPU: each line's (key, index) pairs sorted with std::sort (the index breaks
+// ties: stable), lines spread over the thread pool.
+// GPU (sort.cu): one CUB DeviceRadixSort::SortPairs over every line at once:
+// the key of element j of line r is (r << bits(key)) | key, so lines never
+// mix and one radix sort sorts them all (segments by key bits, not by
+// offsets). 64-bit keys of several lines take two stable passes instead (by
+// key, then by line). The values are the element's position; a last kernel
+// gathers the values from the input and writes the indices. Scratch from the
+// caching allocator on the current stream; nothing waits for the GPU. At most
+// 2^31 - 1 elements per call on the GPU.
+#pragma once
+
+#include <utility>
+
+#include "tensor/tensor.hpp"
+
+namespace ember::ops {
+
+std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending);
+
+// Elements of a contiguous tensor seen as [outer, n, inner] with the sorted
+// (or scanned) dim in the middle.
+struct LinePlan {
+  int64_t outer = 1, n = 1, inner = 1;
+  int64_t lines() const { return outer * inner; }
+};
+LinePlan line_plan(const Tensor& x, int64_t d);
+
+namespace internal {
+#if EMBER_WITH_CUDA
+// xc contiguous; values (xc's dtype) and indices (int64) contiguous of its shape.
+void sort_cuda(const Tensor& xc, const LinePlan& p, bool descending, const Tensor& values,
+               const Tensor& indices);
+#endif
+}  // namespace internal
+
+}  // namespace ember::ops
