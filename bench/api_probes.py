@@ -392,6 +392,49 @@ HAND = {
 }
 
 
+def _idx(L):  # an index along dim 1 of _t
+    return L.tensor([2, 0])
+
+
+def _src(L):  # 2 x 2 values for index_* along dim 1 of _t
+    return L.tensor([[10.0, 20.0], [30.0, 40.0]])
+
+
+def _method(name, *args, base=_t, **kwargs):
+    """A Tensor method probe on a fresh base(L) (in-place ones change only their copy)."""
+    def probe(L):
+        a = [x(L) if callable(x) and not isinstance(x, type) else x for x in args]
+        k = {n: (x(L) if callable(x) and not isinstance(x, type) else x) for n, x in kwargs.items()}
+        return getattr(base(L).clone(), name)(*a, **k)
+    return probe
+
+
+# The indexing and sorting families: index tensors and masks no generated list finds.
+_INDEX_PROBES = {
+    "gather": ((1, _i), {}),
+    "scatter": ((1, _i, _t), {}),
+    "scatter_add": ((1, _i, _t), {}),
+    "scatter_reduce": ((1, _i, _t, "amax"), {}),
+    "index_select": ((1, _idx), {}),
+    "index_add": ((1, _idx, _src), {"alpha": 2}),
+    "index_copy": ((1, _idx, _src), {}),
+    "index_fill": ((1, _idx, -1.0), {}),
+    "index_reduce": ((1, _idx, _src, "prod"), {}),
+    "index_put": (((lambda L: (L.tensor([0, 1]), L.tensor([2, 0]))), lambda L: L.tensor([7.0, 8.0])), {}),
+    "masked_fill": ((_b, 0.0), {}),
+    "masked_scatter": ((_b, lambda L: L.arange(6.0)), {}),
+    "put": ((lambda L: L.tensor([0, 5]), lambda L: L.tensor([9.0, 8.0])), {}),
+}
+for _n, (_a, _k) in _INDEX_PROBES.items():
+    HAND.setdefault(f"torch.{_n}", _call(_n, _t, *_a, **_k))
+    HAND.setdefault(f"torch.Tensor.{_n}", _method(_n, *_a, **_k))
+    HAND.setdefault(f"torch.Tensor.{_n}_", _method(_n + "_", *_a, **_k))
+HAND.setdefault("torch.index_put_", _call("index_put_", lambda L: _t(L).clone(),
+                                          *_INDEX_PROBES["index_put"][0]))
+HAND.setdefault("torch.bincount", _call("bincount", lambda L: L.tensor([0, 2, 2, 5])))
+HAND.setdefault("torch.Tensor.bincount", _method("bincount", base=lambda L: L.tensor([0, 2, 2, 5])))
+
+
 def _custom_fwd_bwd(L):
     """The decorators on a forward and a backward that take a ctx (what they decorate)."""
     import types

@@ -111,6 +111,14 @@ from ember._composite_math import (
     bartlett_window as bartlett_window, kaiser_window as kaiser_window, deg2rad_ as deg2rad_,
     rad2deg_ as rad2deg_, sinc_ as sinc_, xlogy_ as xlogy_,
 )
+from ember._composite_index import (
+    gather as gather, scatter as scatter, scatter_add as scatter_add,
+    scatter_reduce as scatter_reduce, index_select as index_select, index_add as index_add,
+    index_copy as index_copy, index_fill as index_fill, index_put as index_put,
+    index_put_ as index_put_, index_reduce as index_reduce, masked_fill as masked_fill,
+    masked_scatter as masked_scatter, masked_select as masked_select, take as take,
+    take_along_dim as take_along_dim, put as put, nonzero as nonzero, argwhere as argwhere,
+)
 from ember._sorting import (
     sort as sort, argsort as argsort, msort as msort, topk as topk, kthvalue as kthvalue,
     median as median, nanmedian as nanmedian, mode as mode, quantile as quantile,
