@@ -164,8 +164,16 @@ __all__ += ["result_type", "can_cast", "return_types", "get_num_threads", "set_n
             *_C._math_functions]
 # Composites of the bound ops (python/ember/_composite_*.py): shape and math functions,
 # and the Tensor methods torch has for them (set on the bound class at import).
-from ember import _composite_shape, _composite_math, linalg  # noqa: E402
+from ember import (  # noqa: E402
+    _composite_shape, _composite_math, _composite_copy, _composite_linalg, _composite_stats,
+    _composite_misc, linalg)
 from ember._composite_shape import *  # noqa: E402,F401,F403
 from ember._composite_math import *  # noqa: E402,F401,F403
-__all__ += [*_composite_shape.__all__, *_composite_math.__all__, "linalg"]
+from ember._composite_copy import *  # noqa: E402,F401,F403
+from ember._composite_linalg import *  # noqa: E402,F401,F403
+from ember._composite_stats import *  # noqa: E402,F401,F403
+from ember._composite_misc import *  # noqa: E402,F401,F403
+__all__ += [*_composite_shape.__all__, *_composite_math.__all__, *_composite_copy.__all__,
+            *_composite_linalg.__all__, *_composite_stats.__all__, *_composite_misc.__all__,
+            "linalg"]
 del TYPE_CHECKING
