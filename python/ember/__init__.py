@@ -176,4 +176,9 @@ from ember._composite_misc import *  # noqa: E402,F401,F403
 __all__ += [*_composite_shape.__all__, *_composite_math.__all__, *_composite_copy.__all__,
             *_composite_linalg.__all__, *_composite_stats.__all__, *_composite_misc.__all__,
             "linalg"]
+# torch's top-level spellings of nn functions (torch.conv1d, torch.dropout...), ATen's
+# signatures over ember.nn.functional (imported on first call).
+from ember import _nn_toplevel  # noqa: E402
+from ember._nn_toplevel import *  # noqa: E402,F401,F403
+__all__ += _nn_toplevel.__all__
 del TYPE_CHECKING
