@@ -109,7 +109,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D"
                            if vec1.dim() != 1 else
                            f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
-    dt = _C.result_type(_C.result_type(input, vec1), vec2)
+    dt = _C.promote_types(_C.result_type(input, vec1), vec2.dtype)
     if dt == _C.bool:
         prod = _C.logical_and(vec1.unsqueeze(1), vec2) if alpha else \
             _C.zeros((vec1.shape[0], vec2.shape[0]), dtype=_C.bool, device=vec1.device)

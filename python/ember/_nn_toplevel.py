@@ -304,22 +304,22 @@ def bilinear(input1, input2, weight, bias=None):
     return _F().bilinear(input1, input2, weight, bias)
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     """torch.cosine_embedding_loss (reduction: 0 none, 1 mean, 2 sum)."""
     return _F().cosine_embedding_loss(input1, input2, target, margin, reduction=_red(reduction))
 
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     """torch.hinge_embedding_loss."""
     return _F().hinge_embedding_loss(input, target, margin, reduction=_red(reduction))
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     """torch.margin_ranking_loss."""
     return _F().margin_ranking_loss(input1, input2, target, margin, reduction=_red(reduction))
 
 
-def kl_div(input, target, reduction=1, *, log_target=False):
+def kl_div(input, target, reduction=0, *, log_target=False):
     """torch.kl_div (no 'batchmean' here: that is nn.functional's)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -333,13 +333,13 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
-                        reduction=1):
+                        reduction=0):
     """torch.triplet_margin_loss."""
     return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
                                     reduction=_red(reduction))
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     """torch.binary_cross_entropy_with_logits."""
     return _F().binary_cross_entropy_with_logits(input, target, weight,
                                                  reduction=_red(reduction),

@@ -468,21 +468,6 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     return _dropout_impl(input, p, training, True, True, inplace)
 
 
-def _feature_dropout(name, input, p, training, inplace, dims):
-    _check_p(p)
-    nd = input.dim()
-    if nd not in dims:
-        raise RuntimeError(f"{name}: Expected {dims[0]}D or {dims[1]}D input, but received a "
-                           f"{nd}D input. Note that {name} exists to provide channel-wise "
-                           f"dropout on inputs with {dims[0] - 2} spatial dimension(s), a "
-                           f"channel dimension, and an optional batch dimension (i.e. "
-                           f"{dims[0] - 1}D or {dims[0]}D inputs).")
-    unbatched = nd == dims[0] - 1 if dims[0] - 1 in dims else nd == dims[0]
-    x = input.unsqueeze(0) if unbatched else input
-    r = _dropout_impl(x, p, training, True, False, inplace)
-    return r.squeeze(0) if unbatched else r
-
-
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zeroes whole channels of (N, C, L) or (C, L)."""
     _check_p(p)
@@ -498,21 +483,45 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zeroes whole channels of (N, C, H, W) (a 3-D input is taken as (N, C, L), as torch)."""
+    """Zeroes whole channels of (N, C, H, W) or (C, H, W) (a 3-D input is taken as (N, C, L),
+    with torch's warning)."""
+    import warnings
     _check_p(p)
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which "
-                           "is deprecated and will result in an error in a future release.")
-    return _dropout_impl(input, p, training, True, False, inplace)
+    nd = input.dim()
+    if nd not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated "
+                      "and will result in an error in a future release. To retain the behavior "
+                      "and silence this warning, please use dropout instead. Note that dropout2d "
+                      "exists to provide channel-wise dropout on inputs with 2 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D "
+                      "or 4D inputs).", stacklevel=2)
+    if nd == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+                      "1D dropout behavior is desired - input is interpreted as shape (N, C, L), "
+                      "where C is the channel dim. This behavior will change in a future release "
+                      "to interpret the input as one without a batch dimension, i.e. shape (C, H, "
+                      "W). To maintain the 1D channel-wise dropout behavior, please switch to "
+                      "using dropout1d instead.", stacklevel=2)
+        return _dropout_impl(input, p, training, True, False, inplace)
+    unb = nd != 4
+    x = input.unsqueeze(0) if unb else input
+    r = _dropout_impl(x, p, training, True, False, inplace)
+    return r.squeeze(0) if unb else r
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W)."""
+    import warnings
     _check_p(p)
-    if input.dim() not in (4, 5):
-        raise RuntimeError(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which "
-                           "is deprecated and will result in an error in a future release.")
-    unb = input.dim() == 4
+    nd = input.dim()
+    if nd not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated "
+                      "and will result in an error in a future release. To retain the behavior "
+                      "and silence this warning, please use dropout instead. Note that dropout3d "
+                      "exists to provide channel-wise dropout on inputs with 3 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 4D "
+                      "or 5D inputs).", stacklevel=2)
+    unb = nd != 5
     x = input.unsqueeze(0) if unb else input
     r = _dropout_impl(x, p, training, True, False, inplace)
     return r.squeeze(0) if unb else r

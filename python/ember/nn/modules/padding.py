@@ -14,8 +14,6 @@ class _PadNd(Module):
         super().__init__()
         n = type(self)._n
         self.padding = (padding,) * (2 * n) if isinstance(padding, int) else tuple(padding)
-        if len(self.padding) != 2 * n:
-            raise ValueError(f"expected padding of {2 * n} ints, got {self.padding}")
         self.value = value
 
     def forward(self, input):
