@@ -68,9 +68,12 @@ def _squeeze(input, dim=None):
 
 
 def _view(input, *size):
+    # torch's view_copy copies, so it accepts the strides view refuses: reshape's result
     if len(size) == 1 and not isinstance(size[0], int):
         size = size[0]
-    return input.view(size)
+    if len(size) == 1 and hasattr(size[0], "is_floating_point"):  # view_copy(dtype)
+        return input.view(size[0])
+    return input.reshape(size)
 
 
 def _expand(input, size, *, implicit=False):
@@ -133,12 +136,12 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
-    """torch.as_strided_scatter: a contiguous copy of input with src written through
+    """torch.as_strided_scatter: a copy of input (input's strides) with src written through
     as_strided(size, stride, storage_offset) of the copy."""
     def view(x):
         return x.as_strided(size, stride, storage_offset or 0)
-    base = input.contiguous() if not input.is_contiguous() else input
-    return _out("as_strided_scatter", _scatter(base, src, view), out, input, src)
+    # the clone keeps input's strides (as torch's), and as_strided reads its memory order
+    return _out("as_strided_scatter", _scatter(input, src, view), out, input, src)
 
 
 def _methods():

@@ -828,9 +828,10 @@ def split_with_sizes(input, split_sizes, dim=0):
 def unsafe_split(tensor, split_size_or_sections, dim=0):
     """torch.unsafe_split: split (the results are views; torch only drops their view
     tracking)."""
-    if isinstance(split_size_or_sections, int):
-        return tuple(tensor.split(split_size_or_sections, dim))
-    return split_with_sizes(tensor, split_size_or_sections, dim)
+    if not isinstance(split_size_or_sections, int):
+        raise TypeError("unsafe_split(): argument 'split_size' (position 1) must be int, not "
+                        f"{type(split_size_or_sections).__name__}")
+    return tuple(tensor.split(split_size_or_sections, dim))
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
