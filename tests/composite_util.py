@@ -57,7 +57,11 @@ def outcome(L, fn, arrays, device="cpu", noncontig=False, grad=False):
                 total = s if total is None else total + s
         if total is not None:
             leaves = [t for t in ts if hasattr(t, "requires_grad") and t.requires_grad]
-            grads = L.autograd.grad(total, leaves, allow_unused=True)
+            try:
+                grads = L.autograd.grad(total, leaves, allow_unused=True)
+            except ERRORS as e:  # a backward the library lacks: not compared
+                out["grad_error"] = (type(e), str(e))
+                return out
             out["grads"] = [None if g is None else to_np(g) for g in grads]
     return out
 
@@ -75,13 +79,15 @@ def assert_same(got, want, rtol=1e-5, atol=1e-6):
         assert issubclass(got[0], want[0]) or got[0] is want[0], (got, want)
         return
     assert not (isinstance(got, tuple) and isinstance(got[0], type)), (got, want)
+    if "float32" in str(want["dtype"]) or "float16" in str(want["dtype"]):
+        rtol, atol = max(rtol, 1e-5), max(atol, 1e-5)
     _close(got["value"], want["value"], rtol, atol)
     assert got["dtype"] == want["dtype"], (got["dtype"], want["dtype"])
     if "grads" in want:
-        assert "grads" in got
+        assert "grads" in got, got.get("grad_error")
         for g, w in zip(got["grads"], want["grads"]):
-            if w is None:
-                assert g is None or not np.any(g), g
+            if w is None or g is None:
+                assert not np.any(g if w is None else w), (g, w)
             else:
                 _close(g, w, rtol * 10, atol * 10)
 

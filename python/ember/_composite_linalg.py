@@ -29,6 +29,15 @@ def _scaled(x, s):
     return x if s == 1 else x * s
 
 
+def _ignored(input, like):
+    """Zeros of like's shape and dtype that keep input in the graph (its gradient is zero,
+    as torch's for an operand a beta of 0 drops; NaNs in input stay out of the values)."""
+    z = _C.zeros(like.shape, dtype=like.dtype, device=like.device)
+    if input.requires_grad and _C.is_grad_enabled():
+        return _C.where(_C.zeros((), dtype=_C.bool, device=like.device), input.to(like.dtype), z)
+    return z
+
+
 # ---- products ------------------------------------------------------------------------------
 
 def trace(input):
@@ -120,7 +129,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     _check_alpha(input, beta, "beta")
     prod = _scaled(vec1.unsqueeze(1) * vec2, alpha)
     if beta == 0:
-        r = prod.to(dt) + _C.zeros(input.shape, dtype=dt, device=input.device)
+        prod = prod.to(dt)
+        r = prod + _ignored(input, _C.empty(input.shape, dtype=dt, device=input.device))
     else:
         r = _scaled(input, beta) + prod
     return _out("addr", r, out, input, vec1, vec2)
@@ -146,7 +156,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     a = batch1.permute(1, 0, 2).reshape(n, b * k)
     prod = _scaled(_C.mm(a, batch2.reshape(b * k, m)), alpha)
     if beta == 0:
-        r = prod + _C.zeros(input.shape, dtype=prod.dtype, device=prod.device)
+        r = prod + _ignored(input, _C.empty(input.shape, dtype=prod.dtype, device=prod.device))
     else:
         r = _scaled(input, beta) + prod
     return _out("addbmm", r, out, input, batch1, batch2)
@@ -164,7 +174,8 @@ def _into(self, result):
 
 def addmv_(input, mat, vec, *, beta=1, alpha=1):
     """torch.addmv_: addmv written into input."""
-    return _into(input, _C.addmv(input, mat, vec, beta=beta, alpha=alpha))
+    src = input.clone() if input.requires_grad and _C.is_grad_enabled() else input
+    return _into(input, _C.addmv(src, mat, vec, beta=beta, alpha=alpha))
 
 
 def adjoint(input):
@@ -190,7 +201,7 @@ def matrix_power(input, n, *, out=None):
                                   "inverse, which ember does not implement yet")
     if n == 0:
         eye = _C.eye(input.shape[-1], dtype=input.dtype, device=input.device)
-        r = eye.expand(input.shape).clone()
+        r = eye.expand(input.shape) + _ignored(input, input)
     elif n == 1:
         r = input.clone()
     else:
@@ -340,7 +351,9 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def _methods():
     def tensor_inplace(fn):
         def m(self, *args, **kwargs):
-            return _into(self, fn(self, *args, **kwargs))
+            # the result's graph must not save self, which the copy then overwrites
+            src = self.clone() if self.requires_grad and _C.is_grad_enabled() else self
+            return _into(self, fn(src, *args, **kwargs))
         return m
 
     def mp(self, n):
