@@ -389,7 +389,9 @@ def _fill_diagonal_(self, fill_value, wrap=False):
         raise RuntimeError("all dimensions of input must be of equal length")
     size = min(self.shape)
     stride = sum(self.stride())
-    if size:
+    if size and nd == 2:
+        self.diagonal().fill_(fill_value)  # a view autograd follows for any strides
+    elif size:
         self.as_strided((size,), (stride,), self.storage_offset()).fill_(fill_value)
     if wrap and nd == 2 and h > self.shape[1] + 1:
         w = self.shape[1]
