@@ -100,7 +100,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
             return out, _C.zeros(shape, dtype=dt, device=input.device), \
                 _C.full(shape, math.nan, dtype=dt, device=input.device)
     mean, rstd = _mean_rstd(input, dims, eps)
-    return out, mean.detach(), rstd.detach()
+    return out, mean.detach(), rstd.detach()  # torch's are not differentiable
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
@@ -114,14 +114,14 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         empty = _C.empty((0,), dtype=dt, device=input.device)
         return out, empty, empty.clone()
     dims = (0,) + tuple(range(2, input.dim()))
-    mean, rstd = _mean_rstd(input.detach(), dims, eps)
+    mean, rstd = _mean_rstd(input.detach(), dims, eps)  # not differentiable, as torch's
     return out, mean.reshape(-1), rstd.reshape(-1)
 
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     """torch.native_group_norm: (group_norm's output, mean, rstd), statistics (N, group)."""
     out = _F().group_norm(input, group, weight, bias, eps)
-    mean, rstd = _mean_rstd(input.detach().reshape(N, group, -1), (-1,), eps)
+    mean, rstd = _mean_rstd(input.reshape(N, group, -1), (-1,), eps)
     return out, mean.reshape(N, group), rstd.reshape(N, group)
 
 
@@ -349,3 +349,17 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """torch.rms_norm."""
     return _F().rms_norm(input, normalized_shape, weight, eps)
+
+
+def _methods():
+    def hs(self, lambd=0.5):
+        return _F().hardshrink(self, lambd)
+
+    def pr(self, weight):
+        return _F().prelu(self, weight)
+    return {"hardshrink": hs, "prelu": pr}
+
+
+from ember._composite_shape import _attach  # noqa: E402
+
+_attach(_methods())
