@@ -84,6 +84,12 @@ def tensordot(a, b, dims=2, out=None):
     nb = 1
     for d in fb:
         nb *= b.shape[d]
+    if k == 0:  # an empty contraction: zeros (any dtype, as torch's)
+        shape = [a.shape[d] for d in fa] + [b.shape[d] for d in fb]
+        z = _C.zeros(shape, dtype=a.dtype, device=a.device)
+        if (a.requires_grad or b.requires_grad) and _C.is_grad_enabled():
+            z = z + (a.sum() + b.sum()).to(a.dtype) * 0  # finite: the operands are empty
+        return _out("tensordot", z, out, a, b)
     am = a.permute(fa + da).reshape(ma, k)
     bm = b.permute(db + fb).reshape(k, nb)
     r = _C.mm(am, bm).reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])

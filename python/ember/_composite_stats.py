@@ -60,6 +60,9 @@ def logcumsumexp(input, dim, *, out=None):
         kind = "cuda" if input.device.type == "cuda" else "cpu"
         raise NotImplementedError(f'"logcumsumexp_out_{kind}" not implemented for '
                                   f"'{_scalar_name(input.dtype)}'")
+    if out is not None and out.dtype != input.dtype:  # torch's out must match exactly
+        raise RuntimeError(f"expected scalar_type {_scalar_name(input.dtype)} but found "
+                           f"{_scalar_name(out.dtype)}")
     d = _wrap_dim(dim, input.dim())
     if input.dim() == 0:
         return _out("logcumsumexp", input.clone(), out, input)
