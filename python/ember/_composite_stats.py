@@ -56,14 +56,14 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 def logcumsumexp(input, dim, *, out=None):
     """torch.logcumsumexp: log(cumsum(exp(input))) along dim, computed stably."""
     from ember._composite_math import logaddexp
-    if not input.dtype.is_floating_point:
-        kind = "cuda" if input.device.type == "cuda" else "cpu"
-        raise NotImplementedError(f'"logcumsumexp_out_{kind}" not implemented for '
-                                  f"'{_scalar_name(input.dtype)}'")
     if out is not None and out.dtype != input.dtype:  # torch's out must match exactly
         raise RuntimeError(f"expected scalar_type {_scalar_name(input.dtype)} but found "
                            f"{_scalar_name(out.dtype)}")
     d = _wrap_dim(dim, input.dim())
+    if not input.dtype.is_floating_point:
+        kind = "cuda" if input.device.type == "cuda" else "cpu"
+        raise NotImplementedError(f'"logcumsumexp_out_{kind}" not implemented for '
+                                  f"'{_scalar_name(input.dtype)}'")
     if input.dim() == 0:
         return _out("logcumsumexp", input.clone(), out, input)
     x, n, k = input, input.shape[d], 1
