@@ -1556,6 +1556,32 @@ for _n in ("flip", "fliplr", "flipud", "roll", "tril", "triu", "repeat", "tile",
                 forms=("fn", "method")))
 
 
+def gen_product_op(src, op, ctx):
+    """kron / trace / inner / vander: composites of issue 16's breadth pass."""
+    dt = gen_dtype(src, op, ctx)
+    name = op.name
+    if name == "kron":  # contiguous: torch's kron raises a view error on some strided inputs
+        a = gen_tensor(src, dt, gen_shape(src, 3), layout=False)
+        b = gen_tensor(src, dt if src.prob(0.7) else gen_dtype(src, op, ctx), gen_shape(src, 3),
+                       layout=False)
+        return src.choice(("fn", "method")), (a, b), {}
+    if name == "trace":
+        return src.choice(("fn", "method")), (gen_tensor(src, dt, gen_shape(src, 2)),), {}
+    if name == "vander":
+        x = gen_tensor(src, dt, (src.int(0, 5),))
+        return "fn", (x,) + ((src.int(0, 5),) if src.prob(0.5) else ()), {}
+    k = src.int(0, 4)
+    a = gen_tensor(src, dt, gen_shape(src, 2)[:1] + (k,))
+    b = gen_tensor(src, dt, (src.int(0, 3), k))
+    return src.choice(("fn", "method")), (a, b), {}  # inner
+
+
+for _n, _d in (("kron", DTYPES), ("trace", DTYPES), ("inner", NUMERIC), ("vander", NUMERIC)):
+    register(Op(_n, "view", 2, gen_product_op, fn=_n, method=None if _n == "vander" else _n,
+                dtypes=_d, tol="sum" if _n in ("trace", "inner") else "exact", weight=0.3,
+                forms=("fn",) if _n == "vander" else ("fn", "method")))
+
+
 def gen_index_op(src, op, ctx):
     """index_select / gather / take / masked_fill / masked_select / nonzero / index_add..."""
     dt = gen_dtype(src, op, ctx)

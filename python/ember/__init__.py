@@ -164,14 +164,26 @@ __all__ += ["result_type", "can_cast", "return_types", "get_num_threads", "set_n
             *_C._math_functions]
 # Composites of the bound ops (python/ember/_composite_*.py): shape and math functions,
 # and the Tensor methods torch has for them (set on the bound class at import).
-from ember import _composite_shape, _composite_math, _composite_index, linalg  # noqa: E402
+from ember import (  # noqa: E402
+    _composite_shape, _composite_math, _composite_copy, _composite_linalg, _composite_stats,
+    _composite_misc, _composite_index, linalg)
 from ember._composite_shape import *  # noqa: E402,F401,F403
 from ember._composite_math import *  # noqa: E402,F401,F403
+from ember._composite_copy import *  # noqa: E402,F401,F403
+from ember._composite_linalg import *  # noqa: E402,F401,F403
+from ember._composite_stats import *  # noqa: E402,F401,F403
+from ember._composite_misc import *  # noqa: E402,F401,F403
 from ember._composite_index import *  # noqa: E402,F401,F403
-__all__ += [*_composite_shape.__all__, *_composite_math.__all__, *_composite_index.__all__,
-            "linalg"]
+__all__ += [*_composite_shape.__all__, *_composite_math.__all__, *_composite_copy.__all__,
+            *_composite_linalg.__all__, *_composite_stats.__all__, *_composite_misc.__all__,
+            *_composite_index.__all__, "linalg"]
 # The sorting and search family (python/ember/_sorting.py over csrc/ops/sort/).
 from ember import _sorting  # noqa: E402
 from ember._sorting import *  # noqa: E402,F401,F403
 __all__ += _sorting.__all__
+# torch's top-level spellings of nn functions (torch.conv1d, torch.dropout...), ATen's
+# signatures over ember.nn.functional (imported on first call).
+from ember import _nn_toplevel  # noqa: E402
+from ember._nn_toplevel import *  # noqa: E402,F401,F403
+__all__ += _nn_toplevel.__all__
 del TYPE_CHECKING

@@ -22,7 +22,8 @@ __all__ = ["flip", "fliplr", "flipud", "roll", "rot90", "diag", "diag_embed", "d
            "row_stack", "tensor_split", "hsplit", "vsplit", "dsplit", "atleast_1d",
            "atleast_2d", "atleast_3d", "broadcast_to", "broadcast_tensors", "broadcast_shapes",
            "meshgrid", "cartesian_prod", "combinations", "block_diag", "moveaxis",
-           "repeat_interleave", "tile"]
+           "repeat_interleave", "tile", "tril", "triu", "ravel", "unflatten", "split_with_sizes",
+           "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes"]
 
 _Tensor = _C.Tensor
 
@@ -725,6 +726,124 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return x.unsqueeze(d + 1).expand(expanded).reshape(target)
 
 
+# ---- tril, triu, ravel, unflatten, split_with_sizes ------------------------------------------
+
+def _tri_mask(input, diagonal, lower):
+    """The (rows, cols) bool mask of tril (lower) / triu: broadcast over the batch dims by
+    where, so tril/triu are one fused elementwise pass over input (no loop)."""
+    rows, cols = input.shape[-2], input.shape[-1]
+    r = _C.arange(rows, device=input.device).unsqueeze(1)
+    c = _C.arange(cols, device=input.device)
+    d = c - r
+    return d <= diagonal if lower else d >= diagonal
+
+
+def _tri(name, input, diagonal, lower):
+    if input.dim() < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    zero = _C.zeros((), dtype=input.dtype, device=input.device)
+    return _C.where(_tri_mask(input, int(diagonal), lower), input, zero)
+
+
+def tril(input, diagonal=0, *, out=None):
+    """torch.tril: the lower triangle (j - i <= diagonal) of the last two dims, zeros
+    elsewhere (a copy)."""
+    return _out("tril", _tri("tril", input, diagonal, True), out, input)
+
+
+def triu(input, diagonal=0, *, out=None):
+    """torch.triu: the upper triangle (j - i >= diagonal) of the last two dims, zeros
+    elsewhere (a copy)."""
+    return _out("triu", _tri("triu", input, diagonal, False), out, input)
+
+
+def _tri_(name, self, diagonal, lower):
+    if self.dim() < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    mask = _tri_mask(self, int(diagonal), lower)
+    zero = _C.zeros((), dtype=self.dtype, device=self.device)
+    if _C.is_grad_enabled() and self.requires_grad:
+        return self.copy_(_C.where(mask, self, zero))  # autograd records the copy
+    _C.where(mask, self, zero, out=self)  # elementwise, same positions: aliasing is safe
+    return self
+
+
+def ravel(input):
+    """torch.ravel: input flattened (a view where input is contiguous, else a copy)."""
+    return input.reshape(-1)
+
+
+def unflatten(input, dim, sizes):
+    """torch.unflatten: dim split into sizes (one of them may be -1); a view."""
+    if isinstance(sizes, int):
+        raise TypeError("unflatten(): argument 'sizes' (position 2) must be tuple of ints, "
+                        "not int")
+    sizes = [int(s) for s in sizes]
+    if input.dim() == 0:
+        raise RuntimeError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = _wrap_dim(dim, input.dim())
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    n = input.shape[d]
+    if sizes.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in sizes:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if -1 in sizes:
+        if known == 0 or n % known:
+            raise RuntimeError(f"shape '{list(sizes)}' is invalid for input of size {n}")
+        sizes[sizes.index(-1)] = n // known
+    elif known != n:
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size "
+                           f"of dim {dim} ({n}) in the input tensor")
+    shape = list(input.shape)
+    return input.view(shape[:d] + sizes + shape[d + 1:])
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """torch.split_with_sizes: views of input along dim, of split_sizes each (they must sum
+    to the dim's size)."""
+    sizes = [int(s) for s in split_sizes]
+    if input.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap_dim(dim, input.dim())
+    n = input.shape[d]
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                           f"entries, but got split_sizes={sizes}")
+    if sum(sizes) != n:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
+                           f"tensor's size at dimension {d}), but got split_sizes={sizes}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(input.narrow(d, start, s))
+        start += s
+    return tuple(out)
+
+
+def unsafe_split(tensor, split_size_or_sections, dim=0):
+    """torch.unsafe_split: split (the results are views; torch only drops their view
+    tracking)."""
+    if not isinstance(split_size_or_sections, int):
+        raise TypeError("unsafe_split(): argument 'split_size' (position 1) must be int, not "
+                        f"{type(split_size_or_sections).__name__}")
+    return tuple(tensor.split(split_size_or_sections, dim))
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """torch.unsafe_split_with_sizes: split_with_sizes."""
+    return split_with_sizes(input, split_sizes, dim)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """torch.unsafe_chunk: chunk."""
+    return tuple(input.chunk(chunks, dim))
+
+
 # ---- Tensor methods (where torch has them) --------------------------------------------------
 
 def _methods():
@@ -746,7 +865,12 @@ def _methods():
             "tensor_split": split_m(tensor_split), "hsplit": split_m(hsplit),
             "vsplit": split_m(vsplit), "dsplit": split_m(dsplit), "broadcast_to": broadcast_to,
             "moveaxis": moveaxis, "unfold": _unfold, "repeat": _repeat, "tile": _tile_method,
-            "repeat_interleave": ri_m}
+            "repeat_interleave": ri_m, "tril": tril, "triu": triu,
+            "tril_": lambda self, diagonal=0: _tri_("tril", self, diagonal, True),
+            "triu_": lambda self, diagonal=0: _tri_("triu", self, diagonal, False),
+            "ravel": ravel, "unflatten": unflatten, "split_with_sizes": split_with_sizes,
+            "unsafe_split": unsafe_split, "unsafe_split_with_sizes": unsafe_split_with_sizes,
+            "unsafe_chunk": unsafe_chunk}
 
 
 def _attach(methods):

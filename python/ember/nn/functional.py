@@ -420,3 +420,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         with ember.no_grad():
             _embedding_renorm_(weight, input, max_norm, norm_type)
     return _embedding(weight, input, padding_idx, scale_grad_by_freq)
+
+
+# Short compositions of the ops above (celu, selu, pad, pixel_shuffle, the 1-d conv and pools,
+# group/instance/rms norm, the feature and alpha dropouts, more losses): nn/_functional_composite.py
+from ember.nn import _functional_composite as _fc  # noqa: E402
+from ember.nn._functional_composite import *  # noqa: E402,F401,F403
+__all__ += _fc.__all__
