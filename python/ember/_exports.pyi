@@ -150,6 +150,21 @@ from ember._composite_misc import (
     set_num_interop_threads as set_num_interop_threads, init_num_threads as init_num_threads,
     set_flush_denormal as set_flush_denormal,
 )
+from ember._composite_index import (
+    gather as gather, scatter as scatter, scatter_add as scatter_add,
+    scatter_reduce as scatter_reduce, index_select as index_select, index_add as index_add,
+    index_copy as index_copy, index_fill as index_fill, index_put as index_put,
+    index_put_ as index_put_, index_reduce as index_reduce, masked_fill as masked_fill,
+    masked_scatter as masked_scatter, masked_select as masked_select, take as take,
+    take_along_dim as take_along_dim, put as put, nonzero as nonzero, argwhere as argwhere,
+)
+from ember._sorting import (
+    sort as sort, argsort as argsort, msort as msort, topk as topk, kthvalue as kthvalue,
+    median as median, nanmedian as nanmedian, mode as mode, quantile as quantile,
+    nanquantile as nanquantile, unique as unique, unique_consecutive as unique_consecutive,
+    searchsorted as searchsorted, bucketize as bucketize, histc as histc, histogram as histogram,
+    bincount as bincount, cummax as cummax, cummin as cummin,
+)
 from ember._nn_toplevel import (
     conv1d as conv1d, conv2d as conv2d, layer_norm as layer_norm, batch_norm as batch_norm,
     group_norm as group_norm, instance_norm as instance_norm,
