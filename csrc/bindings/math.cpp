@@ -246,7 +246,6 @@ PyObject* compare_method(PyObject* self, PyObject* const* args, Py_ssize_t nargs
 
 // ---- operators -----------------------------------------------------------------
 
-PyObject* not_implemented() { Py_RETURN_NOTIMPLEMENTED; }
 
 template <BinaryOp OP>
 PyObject* nb_binary(PyObject* a, PyObject* b) {
@@ -302,7 +301,6 @@ PyObject* richcompare(PyObject* a, PyObject* b, int op) {
 
 // The dunder methods (x.__add__(y), x.__radd__(y), x.__iadd__(y)) for code
 // that calls them by name; the operators themselves go through the slots.
-enum DunderKind { kForward, kReflected, kInplace };
 
 template <BinaryOp OP, int KIND>
 PyObject* dunder(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {

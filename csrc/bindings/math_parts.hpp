@@ -26,4 +26,9 @@ void add_reduce_defs(MathDefs& d);      // reduce.cpp
 void add_return_types(py::module_& m);  // reduce.cpp: ember.return_types
 
 
+// NotImplemented (a new reference), for number-protocol slots given a non-tensor.
+inline PyObject* not_implemented() { Py_RETURN_NOTIMPLEMENTED; }
+// Which form of a binary operator a dunder slot implements: a + b, b + a, a += b.
+enum DunderKind { kForward, kReflected, kInplace };
+
 }  // namespace ember::bindings

@@ -20,67 +20,67 @@ using ops::BitwiseOp;
 using ops::Operand;
 using ops::UnaryOp;
 
-enum Extra : uint8_t { kNone, kDecimals, kNanToNum, kApproximate };
+enum UnaryExtra : uint8_t { kUnaryNone, kDecimals, kNanToNum, kApproximate };
 
 struct UnaryEntry {
   const char* name;
   UnaryOp op;
-  Extra extra;
+  UnaryExtra extra;
   bool has_method, has_inplace;
 };
 
 constexpr UnaryEntry kUnary[] = {
-    {"sqrt", UnaryOp::Sqrt, kNone, true, true},
-    {"rsqrt", UnaryOp::Rsqrt, kNone, true, true},
-    {"exp", UnaryOp::Exp, kNone, true, true},
-    {"exp2", UnaryOp::Exp2, kNone, true, true},
-    {"expm1", UnaryOp::Expm1, kNone, true, true},
-    {"log", UnaryOp::Log, kNone, true, true},
-    {"log2", UnaryOp::Log2, kNone, true, true},
-    {"log10", UnaryOp::Log10, kNone, true, true},
-    {"log1p", UnaryOp::Log1p, kNone, true, true},
-    {"sin", UnaryOp::Sin, kNone, true, true},
-    {"cos", UnaryOp::Cos, kNone, true, true},
-    {"tan", UnaryOp::Tan, kNone, true, true},
-    {"asin", UnaryOp::Asin, kNone, true, true},
-    {"arcsin", UnaryOp::Asin, kNone, true, true},
-    {"acos", UnaryOp::Acos, kNone, true, true},
-    {"arccos", UnaryOp::Acos, kNone, true, true},
-    {"atan", UnaryOp::Atan, kNone, true, true},
-    {"arctan", UnaryOp::Atan, kNone, true, true},
-    {"sinh", UnaryOp::Sinh, kNone, true, true},
-    {"cosh", UnaryOp::Cosh, kNone, true, true},
-    {"tanh", UnaryOp::Tanh, kNone, true, true},
-    {"asinh", UnaryOp::Asinh, kNone, true, true},
-    {"arcsinh", UnaryOp::Asinh, kNone, true, true},
-    {"acosh", UnaryOp::Acosh, kNone, true, true},
-    {"arccosh", UnaryOp::Acosh, kNone, true, true},
-    {"atanh", UnaryOp::Atanh, kNone, true, true},
-    {"arctanh", UnaryOp::Atanh, kNone, true, true},
-    {"sigmoid", UnaryOp::Sigmoid, kNone, true, true},
-    {"erf", UnaryOp::Erf, kNone, true, true},
-    {"erfc", UnaryOp::Erfc, kNone, true, true},
-    {"reciprocal", UnaryOp::Reciprocal, kNone, true, true},
+    {"sqrt", UnaryOp::Sqrt, kUnaryNone, true, true},
+    {"rsqrt", UnaryOp::Rsqrt, kUnaryNone, true, true},
+    {"exp", UnaryOp::Exp, kUnaryNone, true, true},
+    {"exp2", UnaryOp::Exp2, kUnaryNone, true, true},
+    {"expm1", UnaryOp::Expm1, kUnaryNone, true, true},
+    {"log", UnaryOp::Log, kUnaryNone, true, true},
+    {"log2", UnaryOp::Log2, kUnaryNone, true, true},
+    {"log10", UnaryOp::Log10, kUnaryNone, true, true},
+    {"log1p", UnaryOp::Log1p, kUnaryNone, true, true},
+    {"sin", UnaryOp::Sin, kUnaryNone, true, true},
+    {"cos", UnaryOp::Cos, kUnaryNone, true, true},
+    {"tan", UnaryOp::Tan, kUnaryNone, true, true},
+    {"asin", UnaryOp::Asin, kUnaryNone, true, true},
+    {"arcsin", UnaryOp::Asin, kUnaryNone, true, true},
+    {"acos", UnaryOp::Acos, kUnaryNone, true, true},
+    {"arccos", UnaryOp::Acos, kUnaryNone, true, true},
+    {"atan", UnaryOp::Atan, kUnaryNone, true, true},
+    {"arctan", UnaryOp::Atan, kUnaryNone, true, true},
+    {"sinh", UnaryOp::Sinh, kUnaryNone, true, true},
+    {"cosh", UnaryOp::Cosh, kUnaryNone, true, true},
+    {"tanh", UnaryOp::Tanh, kUnaryNone, true, true},
+    {"asinh", UnaryOp::Asinh, kUnaryNone, true, true},
+    {"arcsinh", UnaryOp::Asinh, kUnaryNone, true, true},
+    {"acosh", UnaryOp::Acosh, kUnaryNone, true, true},
+    {"arccosh", UnaryOp::Acosh, kUnaryNone, true, true},
+    {"atanh", UnaryOp::Atanh, kUnaryNone, true, true},
+    {"arctanh", UnaryOp::Atanh, kUnaryNone, true, true},
+    {"sigmoid", UnaryOp::Sigmoid, kUnaryNone, true, true},
+    {"erf", UnaryOp::Erf, kUnaryNone, true, true},
+    {"erfc", UnaryOp::Erfc, kUnaryNone, true, true},
+    {"reciprocal", UnaryOp::Reciprocal, kUnaryNone, true, true},
     {"gelu", UnaryOp::Gelu, kApproximate, false, false},
-    {"silu", UnaryOp::Silu, kNone, false, false},
-    {"frac", UnaryOp::Frac, kNone, true, true},
-    {"neg", UnaryOp::Neg, kNone, true, true},
-    {"negative", UnaryOp::Neg, kNone, true, true},
-    {"abs", UnaryOp::Abs, kNone, true, true},
-    {"absolute", UnaryOp::Abs, kNone, true, true},
-    {"sign", UnaryOp::Sign, kNone, true, true},
-    {"square", UnaryOp::Square, kNone, true, true},
-    {"relu", UnaryOp::Relu, kNone, true, true},
-    {"floor", UnaryOp::Floor, kNone, true, true},
-    {"ceil", UnaryOp::Ceil, kNone, true, true},
+    {"silu", UnaryOp::Silu, kUnaryNone, false, false},
+    {"frac", UnaryOp::Frac, kUnaryNone, true, true},
+    {"neg", UnaryOp::Neg, kUnaryNone, true, true},
+    {"negative", UnaryOp::Neg, kUnaryNone, true, true},
+    {"abs", UnaryOp::Abs, kUnaryNone, true, true},
+    {"absolute", UnaryOp::Abs, kUnaryNone, true, true},
+    {"sign", UnaryOp::Sign, kUnaryNone, true, true},
+    {"square", UnaryOp::Square, kUnaryNone, true, true},
+    {"relu", UnaryOp::Relu, kUnaryNone, true, true},
+    {"floor", UnaryOp::Floor, kUnaryNone, true, true},
+    {"ceil", UnaryOp::Ceil, kUnaryNone, true, true},
     {"round", UnaryOp::Round, kDecimals, true, true},
-    {"trunc", UnaryOp::Trunc, kNone, true, true},
-    {"fix", UnaryOp::Trunc, kNone, true, true},
+    {"trunc", UnaryOp::Trunc, kUnaryNone, true, true},
+    {"fix", UnaryOp::Trunc, kUnaryNone, true, true},
     {"nan_to_num", UnaryOp::NanToNum, kNanToNum, true, true},
-    {"isnan", UnaryOp::IsNan, kNone, true, false},
-    {"isinf", UnaryOp::IsInf, kNone, true, false},
-    {"isfinite", UnaryOp::IsFinite, kNone, true, false},
-    {"logical_not", UnaryOp::LogicalNot, kNone, true, true},
+    {"isnan", UnaryOp::IsNan, kUnaryNone, true, false},
+    {"isinf", UnaryOp::IsInf, kUnaryNone, true, false},
+    {"isfinite", UnaryOp::IsFinite, kUnaryNone, true, false},
+    {"logical_not", UnaryOp::LogicalNot, kUnaryNone, true, true},
 };
 constexpr int kNumUnary = sizeof(kUnary) / sizeof(kUnary[0]);
 
@@ -90,7 +90,7 @@ Signature& unary_sig(int i, bool method) {
     auto* v = new std::vector<Signature>();
     for (const UnaryEntry& e : kUnary) {
       switch (e.extra) {
-        case kNone:
+        case kUnaryNone:
           v->emplace_back(e.name, 1, std::initializer_list<const char*>{"input", "out"});
           v->emplace_back(e.name, 0, std::initializer_list<const char*>{});
           break;
@@ -142,7 +142,7 @@ UnaryOp parse_extra(const UnaryEntry& e, PyObject* const* s, ops::UnaryArgs* arg
   }
 }
 
-int n_extra(Extra x) { return x == kNone ? 0 : x == kNanToNum ? 3 : 1; }
+int n_extra(UnaryExtra x) { return x == kUnaryNone ? 0 : x == kNanToNum ? 3 : 1; }
 
 template <int I>
 PyObject* unary_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
@@ -282,7 +282,6 @@ PyObject* bitwise_not_method(PyObject* self, PyObject* const* args, Py_ssize_t n
 
 // ---- operators ---------------------------------------------------------------------
 
-PyObject* not_implemented() { Py_RETURN_NOTIMPLEMENTED; }
 
 template <UnaryOp OP>
 PyObject* nb_unary(PyObject* a) {
@@ -335,7 +334,6 @@ PyObject* nb_bitwise_inplace(PyObject* a, PyObject* b) {
   EMBER_PY_CATCH
 }
 
-enum DunderKind { kForward, kReflected, kInplace };
 
 template <BitwiseOp OP, int KIND>
 PyObject* dunder(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {

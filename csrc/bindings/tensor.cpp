@@ -24,7 +24,6 @@ namespace {
 PyTypeObject* g_tensor_type = nullptr;
 PyObject* g_repr_fn = nullptr;  // ember._tensor_str._str, imported on first repr
 
-const Device kCpu(DeviceType::CPU);
 
 py::object tensor_repr(py::handle self) {
   if (!g_repr_fn) {
@@ -34,7 +33,7 @@ py::object tensor_repr(py::handle self) {
   return py::reinterpret_borrow<py::object>(g_repr_fn)(self);
 }
 
-Tensor convert(const Tensor& t, const Device& device, ScalarType dtype, bool non_blocking,
+Tensor convert_to(const Tensor& t, const Device& device, ScalarType dtype, bool non_blocking,
                bool copy, bool pin = false) {
   py::gil_scoped_release nogil;
   return autograd::to(t, device, dtype, non_blocking, copy, pin);
@@ -79,7 +78,7 @@ py::object tensor_to(py::object self_obj, py::args args, py::kwargs kwargs) {
       throw TypeError(detail::str("to() got an unexpected keyword argument '", k, "'"));
     }
   }
-  return to_result(self_obj, convert(self, device.value_or(self.device()),
+  return to_result(self_obj, convert_to(self, device.value_or(self.device()),
                                      dtype.value_or(self.dtype()), non_blocking, copy));
 }
 
@@ -94,7 +93,7 @@ void def_dtype_method(py::class_<Tensor>& cls, const char* name, ScalarType t) {
       name,
       [t](py::object self) {
         const Tensor& s = tensor_arg(self);
-        return to_result(self, convert(s, s.device(), t, false, false));
+        return to_result(self, convert_to(s, s.device(), t, false, false));
       },
       detail::str("self.to(ember.", dtype_name(t), ")").c_str());
 }
@@ -200,18 +199,18 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
         if (!device.is_none()) d = device_from_py(device);
         EMBER_CHECK(d.is_cuda(), "Invalid device, must be cuda device");
         const Tensor& t = tensor_arg(self);
-        return to_result(self, convert(t, d, t.dtype(), non_blocking, false));
+        return to_result(self, convert_to(t, d, t.dtype(), non_blocking, false));
       },
       py::arg("device") = py::none(), py::arg("non_blocking") = false);
   cls.def("cpu", [](py::object self) {
     const Tensor& t = tensor_arg(self);
-    return to_result(self, convert(t, kCpu, t.dtype(), false, false));
+    return to_result(self, convert_to(t, kCpu, t.dtype(), false, false));
   });
   cls.def("pin_memory", [](py::object self) {
     const Tensor& t = tensor_arg(self);
     EMBER_CHECK(t.is_cpu(), "cannot pin '", t.device().str(), "' memory: only CPU tensors can "
                             "be pinned");
-    return to_result(self, convert(t, kCpu, t.dtype(), false, false, /*pin=*/true));
+    return to_result(self, convert_to(t, kCpu, t.dtype(), false, false, /*pin=*/true));
   });
   def_dtype_method(cls, "float", ScalarType::Float32);
   def_dtype_method(cls, "half", ScalarType::Float16);
@@ -226,7 +225,7 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
   cls.def(
       "type_as", [](py::object self, const Tensor& other) {
         const Tensor& t = tensor_arg(self);
-        return to_result(self, convert(t, t.device(), other.dtype(), false, false));
+        return to_result(self, convert_to(t, t.device(), other.dtype(), false, false));
       },
       py::arg("other"));
   cls.def(

@@ -36,6 +36,12 @@ std::optional<ScalarType> optional_dtype(py::handle obj);
 bool is_tensor(py::handle obj);
 // TypeError naming `what` when obj is not an ember.Tensor.
 Tensor& tensor_arg(py::handle obj, const char* what = "argument");
+// An optional tensor argument: None -> an undefined Tensor, else tensor_arg.
+inline Tensor optional_tensor(py::handle obj, const char* what) {
+  return obj.is_none() ? Tensor() : tensor_arg(obj, what);
+}
+// The CPU device, for conversions and host copies.
+inline const Device kCpu{DeviceType::CPU};
 // A sequence of ember.Tensors (None: empty); TypeError naming `what` otherwise.
 std::vector<Tensor> tensor_list_arg(py::handle seq, const char* what);
 // ember.Size([...]) (a tuple subclass).

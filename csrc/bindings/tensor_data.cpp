@@ -14,7 +14,6 @@ namespace ember::bindings {
 
 namespace {
 
-const Device kCpu(DeviceType::CPU);
 
 bool is_sequence(PyObject* p) { return PyList_Check(p) || PyTuple_Check(p); }
 
