@@ -400,6 +400,14 @@ def _unique_flat(x, consecutive, return_inverse, return_counts):
     flat = x.reshape(-1)
     n = flat.numel()
     dev = x.device
+    if x.is_cuda and 0 < n < 2 ** 31:
+        # One core (csrc/ops/sort/sort.cu): radix sort (keys only for integers without
+        # inverse), run flags, a scan and one host read of the number of runs.
+        values, inverse, counts = _core.unique_flat(flat, not consecutive, bool(return_inverse),
+                                                    bool(return_counts))
+        if return_inverse:
+            inverse = inverse.reshape(x.shape)
+        return _unique_result(values, inverse, counts, return_inverse, return_counts)
     if consecutive:
         s, perm = flat, None
     else:
