@@ -79,8 +79,10 @@ def test_sort_many_rows_and_dims(name, shape, dim, torch):
 def test_sort_non_contiguous_zero_dim_empty(torch):
     x = make("float32", (64, 48), seed=3).t()[::2]
     tx = tt(x, torch)
-    v, i = x.sort(0, stable=True)
-    tv, ti = tx.sort(0, stable=True)
+    # torch's stable= overload takes dim only as a keyword (ember also accepts it
+    # positionally: see docs/design/ops_sort.md)
+    v, i = x.sort(dim=0, stable=True)
+    tv, ti = tx.sort(dim=0, stable=True)
     same(v, tv, torch)
     same(i, ti, torch)
     v, i = ember.sort(ember.tensor(2.0, device="cuda"))
@@ -121,7 +123,15 @@ def test_topk_kthvalue_median_mode(name, torch):
     xm = (xm.abs() if name != "uint8" else xm) // 20 if name in ("int32", "uint8") else xm
     txm = tt(xm, torch)
     e, t = ember.mode(xm, 1), torch.mode(txm, 1)
-    same(e.values, t.values, torch)
+    # Which of equally frequent values torch's CUDA kernel returns depends on its block
+    # reduction order (its CPU returns the smallest, as ember does on both devices): the
+    # value must be as frequent as torch's, and the index must name it.
+    ev = torch.from_dlpack(e.values.contiguous())
+    count = lambda v: (txm == v.unsqueeze(1)).sum(1)  # noqa: E731
+    torch.testing.assert_close(count(ev), count(t.values), rtol=0, atol=0)
+    torch.testing.assert_close(txm.gather(1, tt(e.indices, torch).unsqueeze(1)).squeeze(1), ev,
+                               rtol=0, atol=0, equal_nan=True)
+    same(e.values, tt(xm, torch).cpu().mode(1).values.to(txm.device), torch)  # torch's CPU choice
 
 
 def test_median_nanmedian_nan(torch):

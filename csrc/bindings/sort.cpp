@@ -25,6 +25,15 @@ void bind_sort(py::module_& m) {
       "(values, int64 indices) of input sorted along dim; always stable; NaN sorts last "
       "(first when descending). No autograd.");
   s.def(
+      "unique_flat",
+      [](const Tensor& x, bool sorted, bool return_inverse, bool return_counts) {
+        py::gil_scoped_release nogil;
+        return ops::unique_flat(x, sorted, return_inverse, return_counts);
+      },
+      py::arg("input"), py::arg("sorted"), py::arg("return_inverse"), py::arg("return_counts"),
+      "(values, inverse, counts) of the distinct elements of a CUDA tensor (sorted) or of its "
+      "runs of equal neighbours; inverse and counts empty unless asked for. One host sync.");
+  s.def(
       "searchsorted",
       [](const Tensor& seq, const Tensor& values, bool right, bool out_int32) {
         py::gil_scoped_release nogil;

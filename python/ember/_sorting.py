@@ -400,6 +400,14 @@ def _unique_flat(x, consecutive, return_inverse, return_counts):
     flat = x.reshape(-1)
     n = flat.numel()
     dev = x.device
+    if x.is_cuda and 0 < n < 2 ** 31:
+        # One core (csrc/ops/sort/sort.cu): radix sort (keys only for integers without
+        # inverse), run flags, a scan and one host read of the number of runs.
+        values, inverse, counts = _core.unique_flat(flat, not consecutive, bool(return_inverse),
+                                                    bool(return_counts))
+        if return_inverse:
+            inverse = inverse.reshape(x.shape)
+        return _unique_result(values, inverse, counts, return_inverse, return_counts)
     if consecutive:
         s, perm = flat, None
     else:
@@ -615,6 +623,45 @@ def _finite_range(fn, lo, hi):
         raise RuntimeError(f"{fn}: range of [{lo}, {hi}] is not finite")
 
 
+def _histc_cuda(x, bins, min, max):
+    """torch's CUDA histc exactly (SummaryOps.cu, getBin): min and max converted to the
+    input's dtype (the data's range when equal, widened by 1 when still equal), then
+    bin = (int)((x - min) * bins / (max - min)) computed in the input's dtype (integer
+    arithmetic for integral inputs), bins == nbins moved to the last bin, elements
+    outside [min, max] (and NaNs) dropped."""
+    dt, dev = x.dtype, x.device
+    integral = _is_integral(dt)
+    conv = int if integral else float
+    if integral:
+        lo, hi = int(min), int(max)  # Scalar.to<integer>(): truncation
+    else:  # rounded to the dtype (on the host: no synchronisation)
+        lo = _C.full((), float(min), dtype=dt).item()
+        hi = _C.full((), float(max), dtype=dt).item()
+    if lo == hi and x.numel():
+        lo, hi = conv(x.min().item()), conv(x.max().item())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+        if not integral:
+            lo, hi = _C.full((), lo, dtype=dt).item(), _C.full((), hi, dtype=dt).item()
+    if not integral:
+        _finite_range("torch.histc", lo, hi)
+    if not lo < hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if integral:
+        xi = x.to(_C.int64)
+        inside = (xi >= lo) & (xi <= hi)
+        pos = (_C.where(inside, xi, lo) - lo) * bins // (hi - lo)
+    else:
+        lo_t = _C.full((), lo, dtype=dt, device=dev)
+        hi_t = _C.full((), hi, dtype=dt, device=dev)
+        nb_t = _C.full((), bins, dtype=dt, device=dev)
+        inside = (x >= lo_t) & (x <= hi_t)
+        pos = ((_C.where(inside, x, lo_t) - lo_t) * nb_t / (hi_t - lo_t)).to(_C.int64)
+    pos = _C.where(pos == bins, bins - 1, pos)
+    pos = _C.where(inside, pos, -1)
+    return _core.bincount(pos.contiguous(), None, bins).to(dt)
+
+
 def histc(input, bins=100, min=0, max=0, *, out=None):
     """torch.histc: counts of the elements in `bins` equal-width bins over [min, max] (the
     data's range when min == max); elements outside (and NaNs) are ignored."""
@@ -626,6 +673,9 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         raise NotImplementedError("\"histc\" not implemented for 'Bool'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if input.is_cuda:
+        counts = _histc_cuda(input.detach().reshape(-1), bins, min, max)
+        return _out("histc", counts, out, input)
     lo, hi = float(min), float(max)
     if lo == hi and input.numel():
         lo, hi = float(input.min().item()), float(input.max().item())

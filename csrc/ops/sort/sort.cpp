@@ -74,4 +74,16 @@ std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
   return {values, indices};
 }
 
+std::tuple<Tensor, Tensor, Tensor> unique_flat(const Tensor& x, bool sorted, bool return_inverse,
+                                               bool return_counts) {
+#if EMBER_WITH_CUDA
+  if (x.is_cuda() && x.numel() > 0) {
+    return internal::unique_cuda(contiguous(x), sorted, return_inverse, return_counts);
+  }
+#endif
+  EMBER_CHECK(false, "unique_flat: takes a CUDA tensor with elements (ember's CPU unique is "
+              "composed in Python)");
+  return {};
+}
+
 }  // namespace ember::ops

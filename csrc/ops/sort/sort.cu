@@ -4,15 +4,20 @@
 // counts) to keep this file's compile time small; every dtype, both orders
 // and every line count map onto those two.
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 
 #include <cstdint>
 #include <limits>
+#include <tuple>
+#include <type_traits>
 
 #include "ops/cuda_loops.cuh"
 #include "ops/sort/sort.hpp"
 #include "ops/sort/sort_keys.hpp"
 #include "runtime/cuda_device.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/sync_debug.hpp"
 #include "tensor/dispatch.hpp"
 
 namespace ember::ops {
@@ -44,6 +49,35 @@ __global__ void line_keys_kernel(const int64_t* vals, int64_t total, int64_t n, 
   for (int64_t p = global_id(); p < total; p += grid_size()) keys[p] = uint64_t(vals[p] / n);
 }
 
+// One line: keys[e] = key(x[e]); vals[e] = e (when vals is given).
+template <typename U, typename K>
+__global__ void flat_keys_kernel(const U* x, int64_t total, sort_keys::Kind kind, bool bf16,
+                                 bool descending, K* keys, int64_t* vals) {
+  for (int64_t e = global_id(); e < total; e += grid_size()) {
+    keys[e] = K(sort_keys::key<U>(x[e], kind, bf16, descending));
+    if (vals != nullptr) vals[e] = e;
+  }
+}
+
+// One line: the value of each sorted key (its inverse; read from the input at
+// the sorted index only for a float's zero and NaN keys, so -0.0 and NaN
+// payloads survive). keys may alias out (same width: in place).
+template <typename U, typename K>
+__global__ void flat_finish_kernel(const U* x, const K* keys, const int64_t* idx, int64_t total,
+                                   sort_keys::Kind kind, bool descending, U* out) {
+  for (int64_t p = global_id(); p < total; p += grid_size()) {
+    const U k = U(keys[p]);
+    out[p] = sort_keys::key_is_exact<U>(k, kind, descending)
+                 ? sort_keys::value_of_key<U>(k, kind, descending)
+                 : x[idx[p]];
+  }
+}
+
+// Segment offsets of `lines` lines of n elements: off[r] = r * n.
+__global__ void offsets_kernel(int64_t lines, int64_t n, int* off) {
+  for (int64_t r = global_id(); r <= lines; r += grid_size()) off[r] = int(r * n);
+}
+
 // Sorted position p holds element e of the same line: values from the input,
 // the index along the dim.
 template <typename U>
@@ -58,6 +92,47 @@ __global__ void finish_kernel(const U* x, const int64_t* vals, int64_t total, in
     out_idx[base + jo * inner] = ji;
   }
 }
+
+// unique: flags[i] = 1 where a run of equal keys starts (each NaN its own run:
+// NaNs are never equal), summed in place into run numbers (1-based) by CUB.
+template <typename K>
+__global__ void run_flags_kernel(const K* keys, int64_t n, bool nan_distinct, K nan_key,
+                                 int64_t* flags) {
+  for (int64_t i = global_id(); i < n; i += grid_size()) {
+    const K k = keys[i];
+    flags[i] = (i == 0 || k != keys[i - 1] || (nan_distinct && k == nan_key)) ? 1 : 0;
+  }
+}
+
+// unique: each run's value (its first element: from the input through perm,
+// from the key itself for keys-only sorts, or the input in place), the end of
+// each run, and each element's run number at its input position.
+template <typename U, typename K>
+__global__ void unique_scatter_kernel(const U* x, const K* keys, const int64_t* perm,
+                                      const int64_t* ids, int64_t n, sort_keys::Kind kind,
+                                      bool from_keys, U* values, int64_t* ends,
+                                      int64_t* inverse) {
+  for (int64_t i = global_id(); i < n; i += grid_size()) {
+    const int64_t r = ids[i] - 1;
+    if (i == 0 || ids[i - 1] != ids[i]) {
+      values[r] = from_keys ? sort_keys::value_of_key<U>(U(keys[i]), kind, false)
+                            : x[perm != nullptr ? perm[i] : i];
+    }
+    if (ends != nullptr && (i == n - 1 || ids[i + 1] != ids[i])) ends[r] = i + 1;
+    if (inverse != nullptr) inverse[perm != nullptr ? perm[i] : i] = r;
+  }
+}
+
+__global__ void run_counts_kernel(const int64_t* ends, int64_t count, int64_t* counts) {
+  for (int64_t r = global_id(); r < count; r += grid_size()) {
+    counts[r] = ends[r] - (r > 0 ? ends[r - 1] : 0);
+  }
+}
+
+// Lines at least this long, few enough for their number to fit beside a
+// 32-bit key in 64 bits, are one radix sort of 64-bit line-tagged keys rather
+// than a segmented sort (which gives each long segment few blocks).
+constexpr int64_t kLongLine = int64_t(1) << 16;
 
 int bits_for(int64_t v) {  // bits needed for the values 0..v
   int b = 0;
@@ -77,6 +152,77 @@ void radix_pairs(cub::DoubleBuffer<K>& keys, cub::DoubleBuffer<int64_t>& vals, i
       Tensor::empty({static_cast<int64_t>(bytes) + 1}, ScalarType::UInt8, dev);
   EMBER_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(ws.data_ptr(), bytes, keys, vals, total, 0,
                                                    end_bit, stream));
+}
+
+// CUB's two-phase call: the size query, then the call with scratch from the
+// caching allocator (freed, stream-ordered, when ws goes out of scope).
+template <typename F>
+void with_temp(const Device& dev, F&& call) {
+  size_t bytes = 0;
+  EMBER_CUDA_CHECK(call(static_cast<void*>(nullptr), bytes));
+  const Tensor ws = Tensor::empty({static_cast<int64_t>(bytes) + 1}, ScalarType::UInt8, dev);
+  EMBER_CUDA_CHECK(call(ws.data_ptr(), bytes));
+}
+
+// One line of any dtype: one SortPairs over the key's own bits (32-bit keys for
+// 8/16/32-bit dtypes), indices straight into `indices`, sorted keys into
+// `values` itself when of the key's width, then inverted in place.
+template <typename U, typename K>
+void sort_flat(const Tensor& xc, bool descending, const Tensor& values, const Tensor& indices,
+               cudaStream_t stream) {
+  const int64_t total = xc.numel();
+  const Device dev = xc.device();
+  const sort_keys::Kind kind = sort_keys::kind_of(xc.dtype());
+  const bool in_place = sizeof(U) == sizeof(K);
+  const int64_t kbytes = (total * int64_t(sizeof(K)) + 15) / 16 * 16;
+  const Tensor scratch =
+      Tensor::empty({(in_place ? 1 : 2) * kbytes + total * 8}, ScalarType::UInt8, dev);
+  char* base = static_cast<char*>(scratch.data_ptr());
+  K* kin = reinterpret_cast<K*>(base);
+  K* kout = in_place ? static_cast<K*>(values.data_ptr()) : reinterpret_cast<K*>(base + kbytes);
+  int64_t* vin = reinterpret_cast<int64_t*>(base + (in_place ? 1 : 2) * kbytes);
+  int64_t* vout = static_cast<int64_t*>(indices.data_ptr());
+  const U* x = static_cast<const U*>(xc.data_ptr());
+  flat_keys_kernel<U, K><<<blocks_for(total), kThreads, 0, stream>>>(
+      x, total, kind, xc.dtype() == ScalarType::BFloat16, descending, kin, vin);
+  EMBER_KERNEL_LAUNCH_CHECK();
+  const int n = int(total), end_bit = int(sizeof(U) * 8);
+  with_temp(dev, [&](void* tmp, size_t& bytes) {
+    return cub::DeviceRadixSort::SortPairs(tmp, bytes, kin, kout, vin, vout, n, 0, end_bit,
+                                           stream);
+  });
+  flat_finish_kernel<U, K><<<blocks_for(total), kThreads, 0, stream>>>(
+      x, kout, vout, total, kind, descending, static_cast<U*>(values.data_ptr()));
+  EMBER_KERNEL_LAUNCH_CHECK();
+}
+
+// Many lines of an 8/16/32-bit dtype whose line number does not fit beside the
+// key in 32 bits: one stable segmented sort of 32-bit keys (no line bits).
+template <typename U>
+const int64_t* sort_segments(const Tensor& xc, const LinePlan& p, bool descending,
+                             Tensor& scratch, cudaStream_t stream) {
+  const int64_t total = xc.numel(), lines = p.lines();
+  const Device dev = xc.device();
+  const int64_t kbytes = (total * 4 + 15) / 16 * 16;
+  const int64_t obytes = ((lines + 1) * 4 + 15) / 16 * 16;
+  scratch = Tensor::empty({2 * kbytes + obytes + 2 * total * 8}, ScalarType::UInt8, dev);
+  char* base = static_cast<char*>(scratch.data_ptr());
+  uint32_t* k0 = reinterpret_cast<uint32_t*>(base);
+  uint32_t* k1 = reinterpret_cast<uint32_t*>(base + kbytes);
+  int* off = reinterpret_cast<int*>(base + 2 * kbytes);
+  int64_t* v0 = reinterpret_cast<int64_t*>(base + 2 * kbytes + obytes);
+  int64_t* v1 = v0 + total;
+  make_keys_kernel<U, uint32_t><<<blocks_for(total), kThreads, 0, stream>>>(
+      static_cast<const U*>(xc.data_ptr()), total, p.n, p.inner, sort_keys::kind_of(xc.dtype()),
+      xc.dtype() == ScalarType::BFloat16, descending, 32, k0, v0);
+  EMBER_KERNEL_LAUNCH_CHECK();
+  offsets_kernel<<<blocks_for(lines + 1), kThreads, 0, stream>>>(lines, p.n, off);
+  EMBER_KERNEL_LAUNCH_CHECK();
+  with_temp(dev, [&](void* tmp, size_t& bytes) {
+    return cub::DeviceSegmentedSort::StableSortPairs(tmp, bytes, k0, k1, v0, v1, total, lines,
+                                                     off, off + 1, stream);
+  });
+  return v1;
 }
 
 template <typename U, typename K>
@@ -124,10 +270,17 @@ void sort_cuda(const Tensor& xc, const LinePlan& p, bool descending, const Tenso
     using U = typename decltype(tag)::type;
     const int kbits = int(sizeof(U) * 8);
     const int64_t* sorted = nullptr;
+    if (lines == 1) {
+      using K = std::conditional_t<(sizeof(U) <= 4), uint32_t, uint64_t>;
+      sort_flat<U, K>(xc, descending, values, indices, stream);
+      return;
+    }
     if (kbits + line_bits <= 32) {
-      sorted = sort_lines<U, uint32_t>(xc, p, descending, lines > 1, scratch, stream);
+      sorted = sort_lines<U, uint32_t>(xc, p, descending, true, scratch, stream);
+    } else if (kbits <= 32 && (p.n < kLongLine || kbits + line_bits > 64)) {
+      if constexpr (sizeof(U) <= 4) sorted = sort_segments<U>(xc, p, descending, scratch, stream);
     } else if (kbits + line_bits <= 64) {
-      sorted = sort_lines<U, uint64_t>(xc, p, descending, lines > 1, scratch, stream);
+      sorted = sort_lines<U, uint64_t>(xc, p, descending, true, scratch, stream);
     } else {
       // 64-bit keys of several lines: by key over everything, then stably by line.
       sorted = sort_lines<U, uint64_t>(xc, p, descending, false, scratch, stream);
@@ -151,6 +304,85 @@ void sort_cuda(const Tensor& xc, const LinePlan& p, bool descending, const Tenso
         static_cast<U*>(values.data_ptr()), static_cast<int64_t*>(indices.data_ptr()));
     EMBER_KERNEL_LAUNCH_CHECK();
   });
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_cuda(const Tensor& xc, bool sorted, bool want_inverse,
+                                               bool want_counts) {
+  const int64_t n = xc.numel();
+  EMBER_CHECK(n > 0 && n <= std::numeric_limits<int>::max(), "unique: ember takes 1 to 2^31 - 1 "
+              "elements at once on the GPU, got ", n);
+  const Device dev = xc.device();
+  cuda::DeviceGuard guard(dev.index);
+  cudaStream_t stream = cuda::current_stream(dev.index).handle();
+  const sort_keys::Kind kind = sort_keys::kind_of(xc.dtype());
+  std::tuple<Tensor, Tensor, Tensor> result;
+  dispatch_bits(xc.itemsize(), [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    using K = std::conditional_t<(sizeof(U) <= 4), uint32_t, uint64_t>;
+    // Integers come back from their keys exactly: sort the keys alone unless the
+    // inverse needs the permutation. Floats keep the first element of each run
+    // (-0.0 or +0.0, NaN payloads), read through the permutation.
+    const bool keys_only = sorted && !want_inverse && kind != sort_keys::Kind::Float;
+    const bool with_perm = sorted && !keys_only;
+    const int64_t kbytes = (n * int64_t(sizeof(K)) + 15) / 16 * 16;
+    const Tensor scratch = Tensor::empty({2 * kbytes + (with_perm ? 3 : 1) * n * 8},
+                                         ScalarType::UInt8, dev);
+    char* base = static_cast<char*>(scratch.data_ptr());
+    K* k0 = reinterpret_cast<K*>(base);
+    K* k1 = reinterpret_cast<K*>(base + kbytes);
+    int64_t* ids = reinterpret_cast<int64_t*>(base + 2 * kbytes);
+    int64_t* v0 = ids + n;
+    int64_t* v1 = v0 + n;
+    const U* x = static_cast<const U*>(xc.data_ptr());
+    flat_keys_kernel<U, K><<<blocks_for(n), kThreads, 0, stream>>>(
+        x, n, kind, xc.dtype() == ScalarType::BFloat16, false, k0, with_perm ? v0 : nullptr);
+    EMBER_KERNEL_LAUNCH_CHECK();
+    const K* keys = k0;
+    const int64_t* perm = nullptr;
+    const int ni = int(n), end_bit = int(sizeof(U) * 8);
+    if (with_perm) {
+      with_temp(dev, [&](void* tmp, size_t& bytes) {
+        return cub::DeviceRadixSort::SortPairs(tmp, bytes, k0, k1, v0, v1, ni, 0, end_bit,
+                                               stream);
+      });
+      keys = k1;
+      perm = v1;
+    } else if (sorted) {
+      with_temp(dev, [&](void* tmp, size_t& bytes) {
+        return cub::DeviceRadixSort::SortKeys(tmp, bytes, k0, k1, ni, 0, end_bit, stream);
+      });
+      keys = k1;
+    }
+    run_flags_kernel<K><<<blocks_for(n), kThreads, 0, stream>>>(
+        keys, n, kind == sort_keys::Kind::Float, K(U(~U(0))), ids);
+    EMBER_KERNEL_LAUNCH_CHECK();
+    with_temp(dev, [&](void* tmp, size_t& bytes) {
+      return cub::DeviceScan::InclusiveSum(tmp, bytes, ids, ids, ni, stream);
+    });
+    // The one host synchronisation: the number of runs sizes the results.
+    cuda::note_host_sync("unique: the number of distinct values sizes the result");
+    int64_t count = 0;
+    EMBER_CUDA_CHECK(
+        cudaMemcpyAsync(&count, ids + n - 1, sizeof(count), cudaMemcpyDeviceToHost, stream));
+    EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+    Tensor values = Tensor::empty({count}, xc.dtype(), dev);
+    Tensor inverse = Tensor::empty({want_inverse ? n : 0}, ScalarType::Int64, dev);
+    Tensor counts = Tensor::empty({want_counts ? count : 0}, ScalarType::Int64, dev);
+    Tensor ends = Tensor::empty({want_counts ? count : 0}, ScalarType::Int64, dev);
+    unique_scatter_kernel<U, K><<<blocks_for(n), kThreads, 0, stream>>>(
+        x, keys, perm, ids, n, kind, keys_only, static_cast<U*>(values.data_ptr()),
+        want_counts ? static_cast<int64_t*>(ends.data_ptr()) : nullptr,
+        want_inverse ? static_cast<int64_t*>(inverse.data_ptr()) : nullptr);
+    EMBER_KERNEL_LAUNCH_CHECK();
+    if (want_counts) {
+      run_counts_kernel<<<blocks_for(count), kThreads, 0, stream>>>(
+          static_cast<const int64_t*>(ends.data_ptr()), count,
+          static_cast<int64_t*>(counts.data_ptr()));
+      EMBER_KERNEL_LAUNCH_CHECK();
+    }
+    result = {values, inverse, counts};
+  });
+  return result;
 }
 
 }  // namespace internal

@@ -20,6 +20,7 @@
 // 2^31 - 1 elements per call on the GPU.
 #pragma once
 
+#include <tuple>
 #include <utility>
 
 #include "tensor/tensor.hpp"
@@ -27,6 +28,15 @@
 namespace ember::ops {
 
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending);
+
+// torch.unique / unique_consecutive of a CUDA tensor's elements (flattened):
+// (values, inverse, counts); inverse and counts are empty unless asked for.
+// sorted: the distinct values in ascending order (one radix sort: keys only
+// for integers without inverse); else runs of equal neighbours. NaNs are never
+// equal, -0.0 equals +0.0 (the run keeps its first element). One host
+// synchronisation (the number of runs). The CPU path is composed in Python.
+std::tuple<Tensor, Tensor, Tensor> unique_flat(const Tensor& x, bool sorted, bool return_inverse,
+                                               bool return_counts);
 
 // Elements of a contiguous tensor seen as [outer, n, inner] with the sorted
 // (or scanned) dim in the middle.
@@ -41,6 +51,9 @@ namespace internal {
 // xc contiguous; values (xc's dtype) and indices (int64) contiguous of its shape.
 void sort_cuda(const Tensor& xc, const LinePlan& p, bool descending, const Tensor& values,
                const Tensor& indices);
+// xc contiguous, 1 to 2^31 - 1 elements.
+std::tuple<Tensor, Tensor, Tensor> unique_cuda(const Tensor& xc, bool sorted, bool return_inverse,
+                                               bool return_counts);
 #endif
 }  // namespace internal
 

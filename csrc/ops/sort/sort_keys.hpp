@@ -69,4 +69,30 @@ EMBER_HD_INLINE U key(U b, Kind kind, bool bf16, bool descending) {
   return descending ? U(~k) : k;
 }
 
+// Whether key k belongs to exactly one bit pattern (every key except a float's
+// zero key, shared by -0.0 and +0.0, and its NaN key, shared by every NaN).
+template <typename U>
+EMBER_HD_INLINE bool key_is_exact(U k, Kind kind, bool descending) {
+  if (kind != Kind::Float) return true;
+  constexpr U sign = U(U(1) << (sizeof(U) * 8 - 1));
+  if (descending) k = U(~k);
+  return k != sign && k != U(~U(0));
+}
+
+// The bits whose key is k (key's inverse, where key_is_exact).
+template <typename U>
+EMBER_HD_INLINE U value_of_key(U k, Kind kind, bool descending) {
+  constexpr U sign = U(U(1) << (sizeof(U) * 8 - 1));
+  if (descending) k = U(~k);
+  if (kind == Kind::Unsigned) return k;
+  if (kind == Kind::Signed) return U(k ^ sign);
+  return (k & sign) ? U(k ^ sign) : U(~k);
+}
+
+// Whether k is the NaN key (ascending keys).
+template <typename U>
+EMBER_HD_INLINE bool is_nan_key(U k, Kind kind) {
+  return kind == Kind::Float && k == U(~U(0));
+}
+
 }  // namespace ember::ops::sort_keys
