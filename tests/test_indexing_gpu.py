@@ -40,9 +40,11 @@ def ints(torch, a):
 
 
 def same(e, t, tol=0.0):
+    # compared as float64 (bool as bool): NumPy has no bfloat16, so torch's .numpy() would
+    # refuse a bfloat16 tensor; every dtype here converts to float64 exactly
     a = e.detach().cpu().double().numpy() if e.dtype != ember.bool else e.cpu().numpy()
-    b = t.detach().cpu().double().numpy() if t.dtype != t.new_tensor(True).dtype else \
-        t.cpu().numpy()
+    b = t.detach().cpu().double().numpy() if str(t.dtype) != "torch.bool" else \
+        t.detach().cpu().numpy()
     assert tuple(e.shape) == tuple(t.shape)
     if tol:
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
