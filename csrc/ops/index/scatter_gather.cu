@@ -1,6 +1,8 @@
 // gather / scatter along a dim on the GPU: one grid-stride pass over index's
 // shape, int64 offsets; bad indices are skipped and recorded in the device's
-// IndexErrorRecord (runtime/device_error.hpp), never asserted.
+// IndexErrorRecord (runtime/device_error.hpp), never asserted. Contiguous
+// tensors take the fast paths below (row copy, last-dim gather / scatter,
+// one-pass masked_fill; docs/design/ops_index.md).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

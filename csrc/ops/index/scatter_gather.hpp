@@ -15,7 +15,7 @@
 // (`IndexRule::message`). On the GPU nothing waits for the host: a bad index
 // is skipped (gather writes zero there, scatter writes nothing) and recorded
 // in the device's IndexErrorRecord (runtime/device_error.hpp), which the host
-// turns into an IndexError at the next synchronising call or indexing op.
+// turns into an IndexError at the next synchronising call.
 //
 // Duplicates: the CPU loops run in index order (deterministic; with plain
 // scatter the last write wins). The GPU uses atomics for the reductions
