@@ -40,9 +40,11 @@ def ints(torch, a):
 
 
 def same(e, t, tol=0.0):
+    # compared as float64 (bool as bool): NumPy has no bfloat16, so torch's .numpy() would
+    # refuse a bfloat16 tensor; every dtype here converts to float64 exactly
     a = e.detach().cpu().double().numpy() if e.dtype != ember.bool else e.cpu().numpy()
-    b = t.detach().cpu().double().numpy() if t.dtype != t.new_tensor(True).dtype else \
-        t.cpu().numpy()
+    b = t.detach().cpu().double().numpy() if str(t.dtype) != "torch.bool" else \
+        t.detach().cpu().numpy()
     assert tuple(e.shape) == tuple(t.shape)
     if tol:
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
@@ -210,3 +212,108 @@ def test_error_on_a_side_stream_is_reported(torch):
     with pytest.raises(IndexError, match="index 8"):
         s.synchronize()
     ember.cuda.synchronize()
+
+
+def test_error_is_raised_at_the_sync_not_by_a_later_launch():
+    x = ember.arange(12.0, device="cuda").view(3, 4)
+    x.gather(1, ember.tensor([[0, 9]], device="cuda"))
+    ev = ember.cuda.Event()
+    ev.record()
+    while not ev.query():  # the GPU has written the record; query() does not report it
+        pass
+    # later indexing ops (and masked_scatter's own second kernel) do not raise it
+    good = x.gather(1, ember.tensor([[3, 0]], device="cuda"))
+    ms = x.masked_scatter(x > 5, ember.arange(6.0, device="cuda"))
+    with pytest.raises(IndexError, match=r"gather: index 9 is out of bounds"):
+        ember.cuda.synchronize()
+    assert good.tolist() == [[3.0, 0.0]]
+    assert ms.tolist() == [[0, 1, 2, 3], [4, 5, 0, 1], [2, 3, 4, 5]]
+    ember.cuda.synchronize()  # reported once
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "uint8", "bool"])
+def test_contiguous_fast_paths_vs_torch(torch, dtype):
+    """index_select's row copy (every unit width: row bytes and base pointers from 1 to 16
+    bytes aligned), gather / take / scatter along the last dim (vector and scalar forms),
+    one-pass masked_fill (full, row-broadcast and odd masks, in place) and the fallbacks."""
+    def mk(shape):
+        a = RNG.standard_normal(shape) if dtype != "bool" else RNG.random(shape) < 0.5
+        if dtype == "uint8":
+            a = RNG.integers(0, 255, size=shape)
+        return both(torch, a, dtype)
+
+    for shape in [(37, 64), (37, 5), (37, 3, 7), (300,)]:
+        e, t = mk(shape)
+        for dim in range(len(shape)):
+            iv = RNG.integers(-0, shape[dim], size=(11,))
+            ei, ti = ints(torch, iv)
+            same(e.index_select(dim, ei), t.index_select(dim, ti))
+            same(e[1:].index_select(dim, ei.clamp(0, e[1:].shape[dim] - 1)),
+                 t[1:].index_select(dim, ti.clamp(0, t[1:].shape[dim] - 1)))  # offset base
+            same(e.index_select(dim, ei[::2]), t.index_select(dim, ti[::2]))  # strided index
+        n = shape[-1]
+        for m in (8, 7, 1):  # vector (n % 4 == 0) and scalar forms
+            gi = RNG.integers(0, n, size=shape[:-1] + (m,))
+            ei, ti = ints(torch, gi)
+            same(e.gather(-1, ei), t.gather(-1, ti))
+        ek, tk = ints(torch, RNG.integers(-e.numel(), e.numel(), size=(3, 8)))
+        same(e.take(ek), t.take(tk))
+        if dtype != "bool":
+            gi = RNG.integers(0, n, size=shape)
+            ei, ti = ints(torch, gi)
+            es, ts = mk(shape)
+            tol = tol_of(dtype) * 10
+            same(e.scatter_add(-1, ei, es), t.scatter_add(-1, ti, ts), tol)
+            same(e.scatter_reduce(-1, ei, es, "amax"), t.scatter_reduce(-1, ti, ts, "amax"))
+            perm = np.stack([RNG.permutation(n) for _ in range(int(np.prod(shape[:-1])))])
+            ei, ti = ints(torch, perm.reshape(shape))  # no duplicates: plain scatter is exact
+            same(e.scatter(-1, ei, es), t.scatter(-1, ti, ts))
+        for mshape in [shape, shape[-1:], (1,) + shape, shape[:1] + (1,) * (len(shape) - 1)]:
+            if len(mshape) > len(shape) + 1:
+                continue
+            mk_ = RNG.random(mshape) < 0.5
+            em, tm = ember.tensor(mk_, device="cuda"), torch.tensor(mk_, device="cuda")
+            same(e.masked_fill(em, 1), t.masked_fill(tm, 1))
+            e2, t2 = e.clone(), t.clone()
+            if len(mshape) <= len(shape):
+                e2.masked_fill_(em, 0)
+                t2.masked_fill_(tm, 0)
+                same(e2, t2)
+        mk_ = RNG.random(shape) < 0.5
+        em, tm = ember.tensor(mk_, device="cuda"), torch.tensor(mk_, device="cuda")
+        same(e[1:].masked_fill(em[1:], 1), t[1:].masked_fill(tm[1:], 1))  # offset base
+        if e.dim() == 2:
+            same(e.t().masked_fill(em.t(), 1), t.t().masked_fill(tm.t(), 1))  # not contiguous
+            same(e.masked_fill(em.t().contiguous().t(), 1),
+                 t.masked_fill(tm.t().contiguous().t(), 1))  # mask not contiguous
+
+
+def test_fast_paths_record_bad_indices():
+    x = ember.arange(20.0, device="cuda").view(4, 5)
+    y = x.index_select(0, ember.tensor([1, 4, 0], device="cuda"))  # row copy
+    with pytest.raises(IndexError, match="index_select: index 4 is out of bounds for "
+                                         "dimension 0 with size 4"):
+        ember.cuda.synchronize()
+    assert y.tolist() == [[5, 6, 7, 8, 9], [0] * 5, [0, 1, 2, 3, 4]]
+    z = x.gather(1, ember.tensor([[0, 5, 1, 2]] * 4, device="cuda"))  # last dim, vectors
+    with pytest.raises(IndexError, match="gather: index 5 is out of bounds"):
+        z.cpu()
+    assert z[:, 1].tolist() == [0.0] * 4
+    s = ember.zeros(4, 5, device="cuda").scatter_add_(1, ember.tensor([[0, -1, 1, 2]] * 4,
+                                                                      device="cuda"),
+                                                      ember.ones(4, 4, device="cuda"))
+    with pytest.raises(IndexError, match="index -1 is out of bounds"):
+        s.cpu()
+    assert s.sum().item() == 12.0
+    ember.cuda.synchronize()
+
+
+def test_masked_fill_past_two_to_the_31_elements():
+    n = (1 << 31) + 64
+    x = ember.zeros(n, dtype=ember.uint8, device="cuda").view(-1, 64)
+    m = ember.arange(64, device="cuda") % 3 == 0
+    r = x.masked_fill(m, 7)
+    want = [7 if i % 3 == 0 else 0 for i in range(64)]
+    assert r[0].tolist() == want and r[-1].tolist() == want
+    assert r[(1 << 25) - 1].tolist() == want
+    del x, r

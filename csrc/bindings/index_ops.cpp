@@ -10,6 +10,7 @@
 
 #include <pybind11/stl.h>
 
+#include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
 #include "autograd/scatter.hpp"
 #include "bindings/tensor_common.hpp"
@@ -73,6 +74,22 @@ void bind_index_ops(py::module_& m) {
       py::arg("op") = "index", py::arg("wrap") = false, py::arg("message") = 0,
       "Raises (CPU) or records for the next synchronising call (GPU) an index outside "
       "[0, size).");
+  ix.def(
+      "masked_fill_",
+      [](const Tensor& out, const Tensor& self, const Tensor& mask, const Tensor& value) {
+        autograd::check_inplace(out);
+        bool done = false;
+        {
+          py::gil_scoped_release nogil;
+          done = ops::masked_fill_fast(out, self, mask, value);
+        }
+        if (done) autograd::mark_dirty(out);
+        return done;
+      },
+      py::arg("out"), py::arg("self"), py::arg("mask"), py::arg("value"),
+      "out = where(mask, value, self) in one pass, without autograd, where the fast path "
+      "applies (contiguous CUDA self and out, a contiguous bool mask broadcast over self's "
+      "leading dims, a 0-d value of self's dtype); False, nothing written, otherwise.");
   ix.def(
       "index",
       [](const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {

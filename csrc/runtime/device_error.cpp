@@ -82,7 +82,7 @@ void check_index_errors(int device) {
       " (index out of range in self, found on cuda:", device,
       " by a kernel queued earlier: ember checks GPU indices without waiting for the GPU, so the "
       "error surfaces at the next synchronising call -- synchronize(), .item(), .cpu(), ... -- "
-      "or the next indexing op on that device. The kernel skipped that index: a gather read "
+      "on that device. The kernel skipped that index: a gather read "
       "zeros there, a scatter wrote nothing. The device stays usable.)"));
 #else
   (void)device;

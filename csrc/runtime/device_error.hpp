@@ -10,8 +10,8 @@
 // kernels may still write it). The host reads that block with a plain load,
 // no synchronisation: after every synchronising call (synchronize(),
 // Stream/Event.synchronize(), .item(), .tolist(), .cpu() and every
-// device-to-host copy that waits) and before each launch of an indexing
-// kernel on that device. A recorded error becomes one IndexError naming the
+// device-to-host copy that waits), never at a later launch (that would raise
+// it inside whichever op came next). A recorded error becomes one IndexError naming the
 // op, the index, the dimension and its size, and the record is cleared: the
 // process and the device keep working.
 #pragma once

@@ -594,7 +594,18 @@ def masked_fill(input, mask, value):
     _bool_mask("masked_fill", mask, "masked_fill_ only supports boolean masks, but got mask with "
                "dtype {}", cname=True)
     v = _value_tensor("masked_fill_", input, value)
+    if _fast_fill(input, mask, v):
+        out = _C.empty(input.shape, dtype=input.dtype, device=input.device)
+        if _ix.masked_fill_(out, input, mask, v):  # one pass (CUDA, contiguous)
+            return out
     return _C.where(mask, v, input)
+
+
+def _fast_fill(self, mask, v):
+    """Whether masked_fill may try the one-pass GPU kernel: no autograd wanted, and the
+    cheap part of its conditions (the kernel checks the rest and may decline)."""
+    return self.is_cuda and self.is_contiguous() and mask.dim() <= self.dim() and \
+        not (_C.is_grad_enabled() and (self.requires_grad or v.requires_grad))
 
 
 def _masked_fill_(self, mask, value):
@@ -609,6 +620,8 @@ def _masked_fill_(self, mask, value):
         # self's elements share memory (torch allows this here): write through the mask
         m = mask.to(self.device).expand(self.shape)
         return _iput(self, [m], v, False)
+    if _fast_fill(self, mask, v) and _ix.masked_fill_(self, self, mask, v):
+        return self  # written in place, one pass
     return _inplace_result(self, _C.where(mask, v, self))
 
 
@@ -661,14 +674,15 @@ def _masked_scatter(self, mask, source, shape):
     pos = m.to(_C.int64).cumsum(0) - 1
     pos = _C.where(m, pos, _C.full((), -1, dtype=_C.int64, device=pos.device))
     if self.is_cuda:
-        # recorded without a host wait; reported at the next synchronising call
+        # recorded without a host wait; reported at the next synchronising call (the one
+        # record of a short source: the gather below reads clamped positions, never a bad one)
         _ix.check_index_range(pos, source.numel(), 0, -1, "masked_scatter", False, _BOUNDS)
     elif int(m.sum().item()) > source.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")
     flat = source.reshape(-1)
     if flat.numel() == 0:
         flat = _C.zeros(1, dtype=self.dtype, device=self.device)
-    take = _ix.gather(flat, 0, pos.clamp(min=0), "masked_scatter", False, _BOUNDS)
+    take = _ix.gather(flat, 0, pos.clamp(0, flat.numel() - 1), "masked_scatter", False, _BOUNDS)
     return _C.where(m, take, a).reshape(shape)
 
 

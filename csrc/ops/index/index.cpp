@@ -105,6 +105,15 @@ Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices) {
   base_strides.insert(base_strides.end(), B.size(), 0);
   base_strides.insert(base_strides.end(), after_strides.begin(), after_strides.end());
   p.base = self.view_with(p.out_shape, base_strides, self.storage_offset());
+  if (numel_of(B) != 0) {
+    // torch's AdvancedIndex: an indexed dim of size 0 holds no valid index, so a
+    // non-empty index into it raises even when the result is empty
+    for (const auto& a : adv) {
+      if (self.sizes()[a.first] == 0) {
+        throw IndexError("index is out of bounds for dimension with size 0");
+      }
+    }
+  }
   if (numel_of(p.out_shape) == 0) {
     // Nothing is read or written: as in torch, the indices are not checked
     // (x[[5], 2:2] of a 2x2 tensor is empty, not an IndexError).

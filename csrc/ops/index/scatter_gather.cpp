@@ -83,6 +83,28 @@ struct ScatterRow {
 
 std::string dims_str(const Tensor& t) { return shape_str(t.sizes()); }
 
+int64_t prod(const Shape& s, int64_t from, int64_t to) {
+  int64_t p = 1;
+  for (int64_t d = from; d < to; ++d) p *= s[d];
+  return p;
+}
+
+// index's sizes equal self's except along dim (its rows line up with self's).
+bool same_lead(const Shape& is, const Shape& ss, int64_t dim) {
+  for (size_t d = 0; d < is.size(); ++d) {
+    if (static_cast<int64_t>(d) != dim && is[d] != ss[d]) return false;
+  }
+  return true;
+}
+
+// index is one vector along dim viewed with zero strides over the other dims.
+bool one_vector(const Tensor& iv, const Shape& is, int64_t dim) {
+  for (size_t d = 0; d < is.size(); ++d) {
+    if (static_cast<int64_t>(d) != dim && is[d] != 1 && iv.stride(d) != 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void throw_index_error(const IndexRule& rule, int64_t k, int64_t dim, int64_t size) {
@@ -142,6 +164,20 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index_in, const Ind
   const Tensor ov = out.view_with(is, strides1(out), out.storage_offset());
 #if EMBER_WITH_CUDA
   if (self.is_cuda()) {
+    // Fast paths for contiguous tensors whose index rows line up with self's (any size,
+    // int64 offsets); everything else takes the strided kernel.
+    if (self.dim() > 0 && self.is_contiguous() && out.is_contiguous() && same_lead(is, ss, dim)) {
+      if (dim == nd - 1 && iv.is_contiguous()) {  // take, gather(-1, i): vectorised indices
+        internal::gather_last_cuda(out, self, iv, size, dim, rule);
+        return out;
+      }
+      if (one_vector(iv, is, dim)) {  // index_select: a row copy
+        internal::index_rows_cuda(out, self, iv, is[dim] == 1 ? 0 : iv.stride(dim),
+                                  prod(ss, 0, dim), is[dim], size, prod(ss, dim + 1, nd), dim,
+                                  rule);
+        return out;
+      }
+    }
     internal::gather_dim_cuda(ov, sv, iv, size, stride, dim, rule);
     return out;
   }
@@ -195,6 +231,11 @@ void scatter_(const Tensor& self, int64_t dim, const Tensor& index_in, const Ten
   const Tensor iv = index.view_with(is, strides1(index), index.storage_offset());
 #if EMBER_WITH_CUDA
   if (self.is_cuda()) {
+    if (!src_is_value && self.dim() > 0 && dim == nd - 1 && self.is_contiguous() &&
+        iv.is_contiguous() && src.is_contiguous() && same_lead(is, ss, dim)) {
+      internal::scatter_last_cuda(self, iv, src, size, dim, reduce, rule);  // no offset math
+      return;
+    }
     internal::scatter_dim_cuda(sv, iv, src, size, stride, dim, reduce, rule);
     return;
   }
@@ -217,6 +258,38 @@ void scatter_(const Tensor& self, int64_t dim, const Tensor& index_in, const Ten
       default: return for_each_cpu(it, ScatterRow<4, T>{size, stride, rule.wrap});
     }
   });
+}
+
+bool masked_fill_fast(const Tensor& out, const Tensor& self, const Tensor& mask,
+                      const Tensor& value) {
+#if EMBER_WITH_CUDA
+  if (!self.is_cuda() || !self.is_contiguous() || !out.is_contiguous()) return false;
+  if (out.sizes() != self.sizes() || out.dtype() != self.dtype() ||
+      out.device() != self.device()) {
+    return false;
+  }
+  if (mask.dtype() != ScalarType::Bool || mask.device() != self.device() ||
+      !mask.is_contiguous() || mask.dim() > self.dim()) {
+    return false;
+  }
+  if (value.dim() != 0 || value.dtype() != self.dtype() || value.device() != self.device()) {
+    return false;
+  }
+  // mask's sizes, leading ones dropped, must be self's trailing sizes
+  const Shape& ms = mask.sizes();
+  const Shape& ss = self.sizes();
+  size_t lead = 0;
+  while (lead < ms.size() && ms[lead] == 1) ++lead;
+  const size_t k = ms.size() - lead;
+  for (size_t i = 0; i < k; ++i) {
+    if (ms[lead + i] != ss[ss.size() - k + i]) return false;
+  }
+  if (self.numel() > 0) internal::masked_fill_cuda(out, self, mask, value);
+  return true;
+#else
+  (void)out, (void)self, (void)mask, (void)value;
+  return false;
+#endif
 }
 
 void check_index_range(const Tensor& index, int64_t size, int64_t dim,

@@ -15,7 +15,7 @@
 // (`IndexRule::message`). On the GPU nothing waits for the host: a bad index
 // is skipped (gather writes zero there, scatter writes nothing) and recorded
 // in the device's IndexErrorRecord (runtime/device_error.hpp), which the host
-// turns into an IndexError at the next synchronising call or indexing op.
+// turns into an IndexError at the next synchronising call.
 //
 // Duplicates: the CPU loops run in index order (deterministic; with plain
 // scatter the last write wins). The GPU uses atomics for the reductions
@@ -69,6 +69,15 @@ void scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor
 void check_index_range(const Tensor& index, int64_t size, int64_t dim,
                        std::optional<int64_t> ignore, const IndexRule& rule);
 
+// masked_fill's one-pass GPU path: out = where(mask, value, self) for a contiguous
+// CUDA self, `out` contiguous with self's shape and dtype (self itself for the in-place
+// form), a bool mask on self's device that is contiguous and broadcasts over self's
+// leading dims only (mask index = element index % mask.numel()), and a 0-d value of
+// self's dtype on self's device. Returns false (nothing written) for any other case:
+// the caller then takes `where`.
+bool masked_fill_fast(const Tensor& out, const Tensor& self, const Tensor& mask,
+                      const Tensor& value);
+
 // The error a bad index `k` raises on the CPU under `rule`.
 [[noreturn]] void throw_index_error(const IndexRule& rule, int64_t k, int64_t dim, int64_t size);
 
@@ -83,6 +92,21 @@ void scatter_dim_cuda(const Tensor& self_v, const Tensor& index, const Tensor& s
                       const IndexRule& rule);
 void check_index_range_cuda(const Tensor& index, int64_t size, int64_t dim,
                             std::optional<int64_t> ignore, const IndexRule& rule);
+// Fast paths (contiguous tensors; chosen by gather / scatter_ in scatter_gather.cpp).
+// Row copy: out viewed [outer, n, inner] <- self viewed [outer, size, inner] at rows
+// idx[j * idx_stride] (index_select and every gather whose index is one vector viewed
+// with zero strides over the other dims); a bad row reads zeros.
+void index_rows_cuda(const Tensor& out, const Tensor& self, const Tensor& index,
+                     int64_t idx_stride, int64_t outer, int64_t n, int64_t size, int64_t inner,
+                     int64_t dim, const IndexRule& rule);
+// Along the last dim, out / self / index (and src) contiguous, index's leading sizes
+// equal to self's: element i of index is in row i / index.size(-1) of self.
+void gather_last_cuda(const Tensor& out, const Tensor& self, const Tensor& index,
+                      int64_t size, int64_t dim, const IndexRule& rule);
+void scatter_last_cuda(const Tensor& self, const Tensor& index, const Tensor& src,
+                       int64_t size, int64_t dim, ScatterReduce reduce, const IndexRule& rule);
+void masked_fill_cuda(const Tensor& out, const Tensor& self, const Tensor& mask,
+                      const Tensor& value);
 #endif
 }  // namespace internal
 

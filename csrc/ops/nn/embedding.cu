@@ -28,7 +28,7 @@ struct PendingError {
 };
 
 PendingError error_slot(int device, const char* op) {
-  cuda::check_index_errors(device);  // an earlier kernel's bad index, before launching more
+  // an earlier kernel's bad index is reported at the next synchronising call, not here
   return PendingError{cuda::index_error_record(device), cuda::intern_op_name(op)};
 }
 
