@@ -55,7 +55,7 @@ if not TYPE_CHECKING:
         if name == "amp":  # ember.amp (GradScaler...), imported on first use
             import importlib
             return importlib.import_module("ember.amp")
-        if name in ("utils", "testing", "accelerator"):  # imported on first use
+        if name in ("utils", "testing", "accelerator", "special"):  # imported on first use
             import importlib
             return importlib.import_module("ember." + name)
         raise AttributeError(f"module 'ember' has no attribute {name!r}")
@@ -164,8 +164,10 @@ __all__ += ["result_type", "can_cast", "return_types", "get_num_threads", "set_n
             *_C._math_functions]
 # Composites of the bound ops (python/ember/_composite_*.py): shape and math functions,
 # and the Tensor methods torch has for them (set on the bound class at import).
-from ember import _composite_shape, _composite_math, linalg  # noqa: E402
+from ember import _composite_shape, _composite_math, _composite_special, linalg  # noqa: E402
 from ember._composite_shape import *  # noqa: E402,F401,F403
 from ember._composite_math import *  # noqa: E402,F401,F403
-__all__ += [*_composite_shape.__all__, *_composite_math.__all__, "linalg"]
+from ember._composite_special import *  # noqa: E402,F401,F403
+__all__ += [*_composite_shape.__all__, *_composite_math.__all__, *_composite_special.__all__,
+            "linalg"]
 del TYPE_CHECKING
