@@ -21,7 +21,10 @@
 // - erfcx: exp(x^2) erfc(x) with x^2 split exactly (fma) below a threshold,
 //   the asymptotic series above it, 2 exp(x^2) - erfcx(-x) for x < 0;
 // - igamma/igammac: the power series (x < a + 1) or Lentz's continued
-//   fraction, always in double (rounded once to float16..float32).
+//   fraction, always in double (rounded once to float16..float32), Q for
+//   a <= 1 by DLMF 8.7.3's series (no 1 - P cancellation); for
+//   a > 1e5 Temme's uniform asymptotic expansion (two terms);
+// - ndtr: torch's (1 + erf(x / sqrt 2)) / 2.
 // Derived from the Cephes Math Library (Copyright 1984-2018 Stephen L.
 // Moshier, 3-clause BSD): the coefficient tables below.
 #pragma once
@@ -209,10 +212,33 @@ EMBER_HD C polygamma(int64_t n, C x) {
   return sign * m::exp(lgamma(C(n) + C(1))) * zeta(C(n + 1), x);
 }
 
+// lgamma(1 + a), accurate for tiny a (1 + a rounds to 1 below 1e-16).
+EMBER_HD inline double lgamma1p(double a) {
+  if (::fabs(a) < 1e-5) {
+    // -gamma a + zeta(2)/2 a^2 - zeta(3)/3 a^3
+    return a * (-0.57721566490153286 + a * (0.82246703342411322 - a * 0.40068563438653143));
+  }
+  return ::lgamma(1 + a);
+}
+
+// Temme's uniform asymptotic expansion of Q(a, x) for large a (leading
+// term and first correction: relative error O(a^-3/2)).
+EMBER_HD inline double incomplete_gamma_temme(double a, double x, bool upper) {
+  const double d = x / a - 1;  // lambda - 1
+  // lambda - 1 - log(lambda), without cancellation near lambda = 1
+  const double h = ::fabs(d) < 1e-4 ? d * d * (0.5 - d * (1.0 / 3 - d * 0.25)) : d - ::log1p(d);
+  const double eta = (d < 0 ? -1.0 : 1.0) * ::sqrt(2 * h);
+  const double c0 = ::fabs(eta) < 1e-3 ? -1.0 / 3 + eta / 12 : 1 / d - 1 / eta;
+  const double r = ::exp(-a * eta * eta / 2) / ::sqrt(2 * kPi * a) * c0;
+  const double q = 0.5 * ::erfc(eta * ::sqrt(a / 2)) + r;
+  if (upper) return q;
+  return 0.5 * ::erfc(-eta * ::sqrt(a / 2)) - r;
+}
+
 // The regularized incomplete gamma functions, in double: P(a, x) (upper =
-// false) or Q(a, x) (upper = true).
+// false) or Q(a, x) (upper = true). The edge cases in torch's order (a NaN
+// falls through them: igamma(NaN, 0) is 0, as torch's).
 EMBER_HD inline double incomplete_gamma(double a, double x, bool upper) {
-  if (a != a || x != x) return NAN;
   if (a < 0 || x < 0) return NAN;
   if (a == 0) {
     if (x > 0) return upper ? 0.0 : 1.0;
@@ -224,9 +250,23 @@ EMBER_HD inline double incomplete_gamma(double a, double x, bool upper) {
     return upper ? 1.0 : 0.0;
   }
   if (m::is_inf(x)) return upper ? 0.0 : 1.0;
+  if (a != a || x != x) return NAN;
+  if (a > 1e5) return incomplete_gamma_temme(a, x, upper);
   constexpr double kEps = 1.11022302462515654042E-16;
   constexpr int kMaxIter = 10000;
   const double logx = ::log(x);
+  if (upper && x < a + 1 && a <= 1) {
+    // Q without the cancellation of 1 - P (tiny Q for tiny a, DLMF 8.7.3):
+    // Q = 1 - x^a / Gamma(a + 1) - x^a / Gamma(a) sum_{n>=1} (-x)^n / (n! (a + n))
+    double fac = 1, sum = 0;
+    for (int n = 1; n < kMaxIter; ++n) {
+      fac *= -x / n;
+      const double term = fac / (a + n);
+      sum += term;
+      if (::fabs(term) <= kEps * ::fabs(sum)) break;
+    }
+    return -::expm1(a * logx - lgamma1p(a)) - ::exp(a * logx - ::lgamma(a)) * sum;
+  }
   if (x < a + 1) {
     // P = x^a e^-x / Gamma(a + 1) * sum_n x^n / ((a + 1) ... (a + n))
     double term = 1, sum = 1, r = a;
@@ -331,13 +371,10 @@ EMBER_HD C erfcx(C x) {
   return C(2) * m::exp(hi) * (C(1) + lo) - r;
 }
 
+// torch's formula: (1 + erf(x / sqrt 2)) / 2 (0 below about -8.3 in double)
 template <typename C>
-EMBER_HD C ndtr(C a) {
-  const C x = a * C(kSqrt1_2);
-  const C z = m::fabs(x);
-  if (z < C(kSqrt1_2)) return C(0.5) + C(0.5) * m::erf(x);
-  const C y = C(0.5) * m::erfc(z);
-  return x > C(0) ? C(1) - y : y;
+EMBER_HD C ndtr(C x) {
+  return (C(1) + m::erf(x * C(kSqrt1_2))) * C(0.5);
 }
 
 template <typename C>
