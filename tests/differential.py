@@ -810,16 +810,22 @@ def gen_binary(src, op, ctx):
     kw = op.extra["kw"](src, a, b) if "kw" in op.extra and not ctx.numpy else {}
     if op.extra.get("trunc_guard") and (op.name != "div" or kw.get("rounding_mode") == "trunc"):
         a = _no_int_min(a)
+    if op.name == "lcm":
+        # torch's lcm divides by gcd, which is -1 for a minimum integer (abs wraps):
+        # SIGFPE in torch; never generated
+        a, b = _no_int_min(a, lcm=True), _no_int_min(b, lcm=True)
     return form, (a, b), kw
 
 
-def _no_int_min(a):
+def _no_int_min(a, lcm=False):
     """INT32_MIN / INT64_MIN (and int64 values that truncate to INT32_MIN) / -1 with
-    truncation traps (SIGFPE) in torch: never generated."""
+    truncation traps (SIGFPE) in torch: never generated (lcm: INT64_MIN, and the int8 /
+    int16 minimums, too)."""
     def bad(v):
-        return (int(v) & 0xFFFFFFFF) == 0x80000000
+        v = int(v)
+        return (v & 0xFFFFFFFF) == 0x80000000 or (lcm and v in (-(2 ** 63), -128, -32768))
     if isinstance(a, TensorSpec):
-        if a.dtype in ("int32", "int64"):
+        if a.dtype in (("int8", "int16", "int32", "int64") if lcm else ("int32", "int64")):
             b = a.base.copy()
             flat = b.reshape(-1)
             for i, v in enumerate(flat):

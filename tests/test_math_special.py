@@ -241,6 +241,14 @@ def test_gcd_lcm():
         assert c.gcd_(eb) is c
         np.testing.assert_array_equal(to_np(c), g.astype(to_np(ea).dtype))
     assert ember.gcd(ember.tensor([1], dtype=ember.int32), ember.tensor([2])).dtype == ember.int64
+    # abs wraps in the storage type, as torch's (gcd(int8 -128, -5) is -1 there); the
+    # minimum integers never trap (INT64_MIN / -1)
+    g8 = ember.gcd(ember.tensor([-128, -128], dtype=ember.int8),
+                   ember.tensor([-5, 0], dtype=ember.int8))
+    assert to_np(g8).tolist() == [-1, -128]
+    big = ember.tensor([-(2 ** 63), -(2 ** 63), 6])
+    ember.lcm(big, ember.tensor([-5, 0, -(2 ** 63)]))
+    ember.gcd(big, ember.tensor([-1, -(2 ** 63), 4]))
     with pytest.raises(NotImplementedError, match="\"gcd_cpu\" not implemented for 'Float'"):
         ember.gcd(ember.tensor([1.0]), ember.tensor([2.0]))
     with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
@@ -300,6 +308,13 @@ def test_frexp_and_ldexp():
     assert r.dtype == ember.float64
     assert_close(r, np.ldexp(a, b), rtol=0)
     assert ember.ldexp(ember.tensor([1, 2]), ember.tensor([3, 1])).dtype == ember.float32
+    # 2**other in other's dtype (torch's pow(2.0, other)), then the product
+    lx = ember.ldexp(ember.tensor([5.5], dtype=ember.float64),
+                     ember.tensor([-1.085150122642517], dtype=ember.float32))
+    assert lx.dtype == ember.float64
+    p32 = 5.5 * float(np.float32(2.0) ** np.float32(-1.085150122642517))
+    assert lx.item() == pytest.approx(p32, rel=2.4e-7)
+    assert abs(lx.item() - 5.5 * 2.0 ** float(np.float32(-1.085150122642517))) > 1e-10
     h = ember.ldexp(ember.tensor([1.0], dtype=ember.float16), ember.tensor([3]))
     assert h.dtype == ember.float16 and h.item() == 8
     t = ember.tensor([1.0, 2.0])

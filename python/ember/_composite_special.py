@@ -57,14 +57,14 @@ def mvlgamma(input, p, *, out=None):
 # ---- ldexp, frexp --------------------------------------------------------------------------
 
 def ldexp(input, other, *, out=None):
-    """torch.ldexp: input * 2**other (integers in the default float dtype; float16 and
-    bfloat16 computed in float32 and rounded once)."""
+    """torch.ldexp: input * 2**other, with 2**other taken in other's floating dtype (the
+    default one for integers) as torch's pow(2.0, other); the result in the floating
+    dtype of both."""
     _check_tensor("ldexp", "input", 1, input)
     _check_tensor("ldexp", "other", 2, other)
     dtype = _float_dtype(_C.result_type(input, other))
-    ct = _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
-    r = input.to(ct) * _C.exp2(other.to(ct))
-    return _out("ldexp", r.to(dtype), out, input, other)
+    r = input.to(dtype) * _C.pow(2.0, other).to(dtype)
+    return _out("ldexp", r, out, input, other)
 
 
 def ldexp_(input, other):

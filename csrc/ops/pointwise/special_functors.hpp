@@ -624,25 +624,44 @@ struct NextafterF {
   ScalarType st;
   EMBER_HD_INLINE C operator()(C x, C y) const { return sp::nextafter_in(x, y, st); }
 };
+// gcd/lcm as torch computes them in the storage type st: abs wraps there
+// (gcd(int8 -128, -5) is -1 in torch), and so does lcm's product for int32 and
+// int64 (int8/int16 products are taken in int, as C++ promotes them). A
+// remainder or quotient by -1 is 0 or a wrapping negation, never the
+// INT64_MIN / -1 trap.
+EMBER_HD_INLINE int64_t wrap_to(int64_t v, ScalarType st) {
+  switch (st) {
+    case ScalarType::Int8: return static_cast<int8_t>(v);
+    case ScalarType::Int16: return static_cast<int16_t>(v);
+    case ScalarType::Int32: return static_cast<int32_t>(v);
+    case ScalarType::UInt8: return static_cast<uint8_t>(v);
+    default: return v;
+  }
+}
+EMBER_HD_INLINE int64_t gcd_in(int64_t a, int64_t b, ScalarType st) {
+  a = wrap_to(a < 0 ? m::neg(a) : a, st);
+  b = wrap_to(b < 0 ? m::neg(b) : b, st);
+  while (a != 0) {
+    const int64_t c = a;
+    a = a == -1 ? 0 : b % a;
+    b = c;
+  }
+  return b;
+}
 template <typename C>
 struct GcdF {
-  EMBER_HD_INLINE C operator()(C a, C b) const {
-    a = a < 0 ? m::neg(a) : a;
-    b = b < 0 ? m::neg(b) : b;
-    while (a != 0) {
-      const C c = a;
-      a = b % a;
-      b = c;
-    }
-    return b;
-  }
+  ScalarType st;
+  EMBER_HD_INLINE C operator()(C a, C b) const { return gcd_in(a, b, st); }
 };
 template <typename C>
 struct LcmF {
+  ScalarType st;
   EMBER_HD_INLINE C operator()(C a, C b) const {
-    const C g = GcdF<C>{}(a, b);
+    const int64_t g = gcd_in(a, b, st);
     if (g == 0) return C(0);
-    const C r = m::mul(C(a / g), b);
+    const int64_t q = g == -1 ? m::neg(int64_t(a)) : int64_t(a) / g;
+    int64_t r = m::mul(q, int64_t(b));
+    if (st == ScalarType::Int32) r = static_cast<int32_t>(r);
     return r < 0 ? m::neg(r) : r;
   }
 };
@@ -680,8 +699,8 @@ void dispatch_special_float(SpecialOp op, const SpecialArgs& a, ScalarType commo
 
 template <typename Runner>
 void dispatch_special(SpecialOp op, const ElementwiseIter& it, const SpecialArgs& a, Runner& r) {
-  if (op == SpecialOp::Gcd) return r.template run<int64_t, 2>(GcdF<int64_t>{});
-  if (op == SpecialOp::Lcm) return r.template run<int64_t, 2>(LcmF<int64_t>{});
+  if (op == SpecialOp::Gcd) return r.template run<int64_t, 2>(GcdF<int64_t>{it.common});
+  if (op == SpecialOp::Lcm) return r.template run<int64_t, 2>(LcmF<int64_t>{it.common});
   if (compute_dtype(it.common) == ScalarType::Float64) {
     return dispatch_special_float<double>(op, a, it.common, r);
   }
