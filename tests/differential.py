@@ -810,16 +810,22 @@ def gen_binary(src, op, ctx):
     kw = op.extra["kw"](src, a, b) if "kw" in op.extra and not ctx.numpy else {}
     if op.extra.get("trunc_guard") and (op.name != "div" or kw.get("rounding_mode") == "trunc"):
         a = _no_int_min(a)
+    if op.name == "lcm":
+        # torch's lcm divides by gcd, which is -1 for a minimum integer (abs wraps):
+        # SIGFPE in torch; never generated
+        a, b = _no_int_min(a, lcm=True), _no_int_min(b, lcm=True)
     return form, (a, b), kw
 
 
-def _no_int_min(a):
+def _no_int_min(a, lcm=False):
     """INT32_MIN / INT64_MIN (and int64 values that truncate to INT32_MIN) / -1 with
-    truncation traps (SIGFPE) in torch: never generated."""
+    truncation traps (SIGFPE) in torch: never generated (lcm: INT64_MIN, and the int8 /
+    int16 minimums, too)."""
     def bad(v):
-        return (int(v) & 0xFFFFFFFF) == 0x80000000
+        v = int(v)
+        return (v & 0xFFFFFFFF) == 0x80000000 or (lcm and v in (-(2 ** 63), -128, -32768))
     if isinstance(a, TensorSpec):
-        if a.dtype in ("int32", "int64"):
+        if a.dtype in (("int8", "int16", "int32", "int64") if lcm else ("int32", "int64")):
             b = a.base.copy()
             flat = b.reshape(-1)
             for i, v in enumerate(flat):
@@ -1424,6 +1430,11 @@ for _n, _t in (("sgn", "exact"), ("signbit", "exact"), ("positive", "exact"),
                ("logit", "math"), ("isposinf", "exact"), ("isneginf", "exact"),
                ("isreal", "exact"), ("angle", "exact")):
     _unary(_n, tol=_t, weight=0.3)
+# torch.special's functions (ops/pointwise/special.hpp): no Tensor methods
+for _n in ("i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "erfcx", "entr", "bessel_j0",
+           "bessel_j1"):
+    _unary("special." + _n, fn="special." + _n, tol="special", method=False, inplace=False,
+           weight=0.2)
 for _n, _f, _t in (("F.logsigmoid", "nn.functional.logsigmoid", "math_x"),
                    ("F.hardtanh", "nn.functional.hardtanh", "exact"),
                    ("F.relu6", "nn.functional.relu6", "exact"),
@@ -1439,8 +1450,11 @@ for _n, _f, _t in (("F.logsigmoid", "nn.functional.logsigmoid", "math_x"),
 for _n, _t, _d in (("copysign", "exact", DTYPES), ("nextafter", "exact", FLOATS),
                    ("logaddexp", "math", FLOATS), ("logaddexp2", "math", FLOATS),
                    ("xlogy", "math", DTYPES), ("heaviside", "exact", DTYPES),
-                   ("gcd", "exact", INTS), ("lcm", "exact", INTS), ("ldexp", "exact", DTYPES)):
+                   ("gcd", "exact", INTS), ("lcm", "exact", INTS), ("ldexp", "exact", DTYPES),
+                   ("igamma", "special", FLOATS), ("igammac", "special", FLOATS)):
     _binary(_n, tol=_t, dtypes=_d, weight=0.3)
+for _n in ("special.zeta", "special.xlog1py"):
+    _binary(_n, tol="special", dtypes=FLOATS, weight=0.2, method=False, inplace=False)
 
 
 def kw_isclose(src, a, b):
@@ -1870,6 +1884,11 @@ TOLERANCES = {
     # rounding apart
     "math": {"float16": (1, 0, "none"), "bfloat16": (1, 0, "none"),
              "float32": (4, 0, "none"), "float64": (4, 0, "none")},
+    # special functions (igamma, zeta, erfcx, the Bessel functions...) where ember's
+    # algorithm is not torch's (series and continued fractions in double, CUDA's libm):
+    # agreement to the algorithms' accuracy, not to the last bits
+    "special": {"float16": (2, 0, "none"), "bfloat16": (2, 0, "none"),
+                "float32": (256, 0, "none"), "float64": (1 << 16, 0, "none")},
     # functions bounded by ~1 that torch computes to an absolute accuracy (its vectorized
     # erf/tanh/sin are polynomials: erf(1e-8) is 0 in torch's bfloat16)
     "math_abs": {"float16": (1, 2, "one"), "bfloat16": (1, 2, "one"),

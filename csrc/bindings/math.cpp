@@ -415,9 +415,14 @@ void bind_math(py::module_& m) {
   add_unary_defs(d);
   add_ternary_defs(d);
   add_reduce_defs(d);
+  static std::vector<PyMethodDef> special_private;
+  add_special_defs(d, special_private);
   add_return_types(m);
-  for (auto* v : {&d.functions, &d.methods, &d.dunders}) v->push_back({nullptr, nullptr, 0, nullptr});
+  for (auto* v : {&d.functions, &d.methods, &d.dunders, &special_private}) {
+    v->push_back({nullptr, nullptr, 0, nullptr});
+  }
   add_module_functions(m, d.functions.data());
+  add_module_functions(m, special_private.data());
   register_math_functions(m, d.functions.data());
   add_tensor_methods(d.methods.data());
   add_tensor_methods(g_dunders);

@@ -23,6 +23,9 @@ void add_unary_defs(MathDefs& d);       // math_unary.cpp
 void set_unary_slots(PyTypeObject* t);  // math_unary.cpp
 void add_ternary_defs(MathDefs& d);     // math_ternary.cpp
 void add_reduce_defs(MathDefs& d);      // reduce.cpp
+// math_special.cpp: ember's special functions into d; the torch.special-only
+// ones (_C.special_<name>, _C._frexp) into private_fns.
+void add_special_defs(MathDefs& d, std::vector<PyMethodDef>& private_fns);
 void add_return_types(py::module_& m);  // reduce.cpp: ember.return_types
 
 

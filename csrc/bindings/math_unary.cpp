@@ -69,6 +69,7 @@ constexpr UnaryEntry kUnary[] = {
     {"abs", UnaryOp::Abs, kUnaryNone, true, true},
     {"absolute", UnaryOp::Abs, kUnaryNone, true, true},
     {"sign", UnaryOp::Sign, kUnaryNone, true, true},
+    {"sgn", UnaryOp::Sign, kUnaryNone, true, true},  // sign for real tensors
     {"square", UnaryOp::Square, kUnaryNone, true, true},
     {"relu", UnaryOp::Relu, kUnaryNone, true, true},
     {"floor", UnaryOp::Floor, kUnaryNone, true, true},
@@ -161,6 +162,45 @@ PyObject* unary_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, Py
   if (out.defined()) return same_obj(out_obj);
   return wrap(std::move(r));
   EMBER_PY_CATCH
+}
+
+template <int I, bool INPLACE>
+PyObject* unary_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
+                       PyObject* kwnames);
+
+// ember.abs_(input), ember.round_(input, decimals=0), ...: the in-place form
+// at module level, where torch has one.
+template <int I>
+PyObject* unary_function_inplace(PyObject*, PyObject* const* args, Py_ssize_t nargsf,
+                                 PyObject* kwnames) {
+  EMBER_PY_TRY
+  const UnaryEntry& e = kUnary[I];
+  if ((nargsf & ~PY_VECTORCALL_ARGUMENTS_OFFSET) < 1) {
+    throw TypeError(detail::str(e.name, "_() missing required argument 'input'"));
+  }
+  // The method's parse of what follows input.
+  PyObject* self = args[0];
+  if (!is_tensor(self)) {
+    throw TypeError(detail::str(e.name, "_(): argument 'input' (position 1) must be Tensor, not ",
+                                Py_TYPE(self)->tp_name));
+  }
+  return unary_method<I, true>(self, args + 1, (nargsf & ~PY_VECTORCALL_ARGUMENTS_OFFSET) - 1,
+                               kwnames);
+  EMBER_PY_CATCH
+}
+
+// torch's module-level in-place unary functions (torch.abs_, torch.exp_, ...).
+bool has_module_inplace(const char* name) {
+  static const char* const kNames[] = {
+      "abs", "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh",
+      "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "erf", "erfc", "exp2", "exp",
+      "expm1", "fix", "floor", "frac", "log10", "log1p", "log2", "log", "nan_to_num", "neg",
+      "negative", "reciprocal", "relu", "round", "rsqrt", "sigmoid", "sin", "sinh", "sqrt",
+      "square", "tan", "tanh", "trunc"};
+  for (const char* n : kNames) {
+    if (std::string(n) == name) return true;
+  }
+  return false;
 }
 
 template <int I, bool INPLACE>
@@ -381,6 +421,10 @@ void unary_defs(MathDefs& d, std::integer_sequence<int, I...>) {
         if (e.has_inplace) {
           d.methods.push_back({inplace_name(e.name), EMBER_FAST((&unary_method<I, true>)),
                                kFastKw, nullptr});
+          if (has_module_inplace(e.name)) {
+            d.functions.push_back({inplace_name(e.name), EMBER_FAST(&unary_function_inplace<I>),
+                                   kFastKw, nullptr});
+          }
         }
       }(),
       ...);

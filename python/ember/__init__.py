@@ -55,7 +55,7 @@ if not TYPE_CHECKING:
         if name == "amp":  # ember.amp (GradScaler...), imported on first use
             import importlib
             return importlib.import_module("ember.amp")
-        if name in ("utils", "testing", "accelerator"):  # imported on first use
+        if name in ("utils", "testing", "accelerator", "special"):  # imported on first use
             import importlib
             return importlib.import_module("ember." + name)
         raise AttributeError(f"module 'ember' has no attribute {name!r}")
@@ -166,7 +166,7 @@ __all__ += ["result_type", "can_cast", "return_types", "get_num_threads", "set_n
 # and the Tensor methods torch has for them (set on the bound class at import).
 from ember import (  # noqa: E402
     _composite_shape, _composite_math, _composite_copy, _composite_linalg, _composite_stats,
-    _composite_misc, _composite_index, linalg)
+    _composite_misc, _composite_index, _composite_special, linalg)
 from ember._composite_shape import *  # noqa: E402,F401,F403
 from ember._composite_math import *  # noqa: E402,F401,F403
 from ember._composite_copy import *  # noqa: E402,F401,F403
@@ -174,9 +174,10 @@ from ember._composite_linalg import *  # noqa: E402,F401,F403
 from ember._composite_stats import *  # noqa: E402,F401,F403
 from ember._composite_misc import *  # noqa: E402,F401,F403
 from ember._composite_index import *  # noqa: E402,F401,F403
+from ember._composite_special import *  # noqa: E402,F401,F403
 __all__ += [*_composite_shape.__all__, *_composite_math.__all__, *_composite_copy.__all__,
             *_composite_linalg.__all__, *_composite_stats.__all__, *_composite_misc.__all__,
-            *_composite_index.__all__, "linalg"]
+            *_composite_index.__all__, *_composite_special.__all__, "linalg"]
 # The sorting and search family (python/ember/_sorting.py over csrc/ops/sort/).
 from ember import _sorting  # noqa: E402
 from ember._sorting import *  # noqa: E402,F401,F403

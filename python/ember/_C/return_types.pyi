@@ -50,49 +50,22 @@ class aminmax(tuple[Tensor, Tensor]):
     def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
     __slots__: tuple[Any, ...]
 
-# ---- no hand-written signature: from the docstrings, else generic ----
 
+class frexp(tuple[Tensor, Tensor]):
+    _fields: Final[tuple[str, str]]
+    _field_defaults: Final[dict[str, Any]]
+    __match_args__: Final = ("mantissa", "exponent")
+    @property
+    def mantissa(self) -> Tensor: ...
+    @property
+    def exponent(self) -> Tensor: ...
+    def __new__(cls, mantissa: Tensor, exponent: Tensor) -> frexp: ...
+    def __getnewargs__(self) -> tuple[Tensor, Tensor]: ...
+    @classmethod
+    def _make(cls, iterable: Any) -> frexp: ...
+    def _asdict(self) -> dict[str, Tensor]: ...
+    def _replace(self, **kwargs: Tensor) -> frexp: ...
 
-class cummax:
-    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
-    __slots__: tuple[Any, ...]
-
-
-class cummin:
-    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
-    __slots__: tuple[Any, ...]
-
-
-class histogram:
-    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
-    __slots__: tuple[Any, ...]
-
-
-class kthvalue:
-    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
-    __slots__: tuple[Any, ...]
-
-
-class median:
-    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
-    __slots__: tuple[Any, ...]
-
-
-class mode:
-    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
-    __slots__: tuple[Any, ...]
-
-
-class nanmedian:
-    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
-    __slots__: tuple[Any, ...]
-
-
-class sort:
-    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
-    __slots__: tuple[Any, ...]
-
-
-class topk:
+    # ---- no hand-written signature: from the docstrings ----
     def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
     __slots__: tuple[Any, ...]
