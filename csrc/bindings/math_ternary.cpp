@@ -2,6 +2,8 @@
 // Python: functions, methods and in-place methods.
 #include <Python.h>
 
+#include <cmath>
+
 #include "autograd/functions.hpp"
 #include "autograd/meta.hpp"
 #include "bindings/math_args.hpp"
@@ -42,6 +44,11 @@ void check_clamp_bounds(const Tensor& x, const std::optional<Operand>& mn,
   // dtype.
   const bool tensor_bound = (mn && !mn->is_scalar()) || (mx && !mx->is_scalar());
   if (x.is_cuda() && tensor_bound) return;
+  // two number bounds, one NaN: torch fills NaN without converting either
+  const auto nan_number = [](const std::optional<Operand>& o) {
+    return o && o->is_scalar() && o->scalar.is_floating() && std::isnan(o->scalar.d);
+  };
+  if (!tensor_bound && mn && mx && (nan_number(mn) || nan_number(mx))) return;
   const Operand in(x);
   const Operand* lo = mn ? &*mn : &in;
   const Operand* hi = mx ? &*mx : &in;

@@ -259,8 +259,17 @@ PyObject* norm(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObjec
   ops::ReduceArgs a;
   a.p = norm_p(s[1]);
   const Tensor out = out_arg(s[5], "norm");
-  return finish(run(ReduceOp::Norm, x, dims_arg(s[2], "norm"), bool_arg(s[3], false),
-                    dtype_kw(s[4]), a, out), out, s[5]);
+  const ops::Dims dims = dims_arg(s[2], "norm");
+  // torch.norm with p='fro' (its default) over more than two dims calls
+  // linalg.matrix_norm, which wants exactly two
+  const bool fro = !s[1] || (PyUnicode_Check(s[1]) && PyUnicode_CompareWithASCIIString(s[1], "fro") == 0);
+  if (fro && dims && dims->size() > 2) {
+    std::string got;
+    for (int64_t d : *dims) got += (got.empty() ? "" : " ") + std::to_string(d);
+    throw Error("linalg.matrix_norm: dim must be a 2-tuple. Got " + got);
+  }
+  return finish(run(ReduceOp::Norm, x, dims, bool_arg(s[3], false), dtype_kw(s[4]), a, out),
+                out, s[5]);
 }
 
 PyObject* norm_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {

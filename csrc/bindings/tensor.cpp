@@ -12,6 +12,7 @@
 #include "bindings/tensor_common.hpp"
 #include "ops/copy/copy.hpp"
 #include "ops/fill/fill.hpp"
+#include "ops/overlap.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/stream.hpp"
 #include "tensor/iter.hpp"
@@ -249,8 +250,13 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
         }
         const Scalar v = scalar_arg(value, "fill_", "value");
         // As torch: a number out of the dtype's range raises (int8 fill_(300));
-        // a 0-d tensor's value converts unchecked.
+        // a 0-d tensor's value converts unchecked. A tensor value on self's
+        // device is copied by torch (which refuses an overlapping self); a
+        // number, or a CPU value into a device tensor, is filled (no check).
         if (!is_tensor(value)) check_scalar_fits(v, t.dtype());
+        if (is_tensor(value) && tensor_arg(value).device() == t.device()) {
+          ops::check_no_internal_overlap(t);
+        }
         py::gil_scoped_release nogil;
         autograd::fill_(t, v);
         return self;

@@ -10,6 +10,7 @@
 #include "ops/copy/copy.hpp"
 #include "ops/fill/fill.hpp"
 #include "ops/index/index.hpp"
+#include "ops/overlap.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
 
@@ -299,16 +300,25 @@ void tensor_setitem(const Tensor& self, py::handle index, py::handle value) {
   Parsed r = apply(self, index);
   if (!r.advanced) {
     if (number) {
+      // torch makes a number a 0-d tensor on self's device (the CPU for a
+      // device tensor) and fills with it: a copy on the CPU, which refuses
+      // a self whose elements overlap (an expanded view); a fill of the
+      // number on a device, which writes it.
+      if (r.view.is_cpu()) ops::check_no_internal_overlap(r.view);
       py::gil_scoped_release nogil;
       autograd::fill_(r.view, *number);
       return;
     }
     if (v.sizes() != r.view.sizes()) {
       // torch fills from a 0-d CPU value (on the GPU through its number,
-      // range-checked), and otherwise drops the value's leading 1s before
-      // broadcasting it: x[0] = ones(1) writes one element.
+      // range-checked, with no overlap check), and otherwise drops the
+      // value's leading 1s before broadcasting it: x[0] = ones(1) writes one
+      // element.
       if (v.dim() == 0 && v.is_cpu() && !r.view.is_cpu()) {
         check_scalar_fits(scalar_arg(value, "__setitem__", "value"), r.view.dtype());
+        py::gil_scoped_release nogil;
+        autograd::fill_(r.view, v);
+        return;
       } else {
         // torch's expand_inplace: expand's errors for a value that does not fit.
         v = autograd::expand(drop_leading_ones(v), r.view.sizes());

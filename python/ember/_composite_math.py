@@ -185,11 +185,18 @@ def _logaddexp(name, input, other, two):
         kind = "cuda" if input.device.type == "cuda" else "cpu"
         raise NotImplementedError(f'"{name}_{kind}" not implemented for '
                                   f"'{_scalar_name(dtype)}'")
-    a, b = input.to(dtype), other.to(dtype)
+    # torch's kernels: m + log1p(exp(-|a - b|)) (times 1/ln 2 for logaddexp2), computed
+    # in float32 for float16/bfloat16 (opmath) and rounded once into the dtype
+    cdt = _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
+    a, b = input.to(dtype).to(cdt), other.to(dtype).to(cdt)  # operands in the result dtype
     m = _C.maximum(a, b)
     d = -(a - b).abs()
-    r = m + (_C.log1p(_C.exp2(d)) / math.log(2.0) if two else _C.log1p(_C.exp(d)))
-    return _C.where(_C.isinf(a) & (a == b), a, r)
+    if two:  # log1p(...) * (1 / ln 2) + m as one fused multiply-add (torch's compilers fuse)
+        r = _C.addcmul(m, _C.log1p(_C.exp2(d)), _C.full((), 1.0 / math.log(2.0), dtype=cdt,
+                                                         device=m.device))
+    else:
+        r = m + _C.log1p(_C.exp(d))
+    return _C.where(_C.isinf(a) & (a == b), a, r).to(dtype)
 
 
 def logaddexp(input, other, *, out=None):
@@ -232,7 +239,8 @@ def copysign(input, other, *, out=None):
 def heaviside(input, values, *, out=None):
     """torch.heaviside: 0 where input < 0, values where input == 0, 1 where input > 0."""
     _check_tensor("heaviside", "values", 2, values)
-    if input.dtype != values.dtype:
+    # torch's check covers out= too: every operand of one dtype
+    if input.dtype != values.dtype or (isinstance(out, _Tensor) and out.dtype != input.dtype):
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return _out("heaviside", _C.where(input == 0, values, (input > 0).to(input.dtype)), out,
                 input, values)

@@ -79,6 +79,12 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     close = input == other
     floating = input.is_floating_point()
     if equal_nan and floating:
+        # torch: close |= (input != input).__iand__(other != other), an in-place op on a
+        # tensor of input's shape, which other's shape must broadcast to
+        shape = tuple(close.shape)
+        if tuple(input.shape) != shape:
+            raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
         close = close | (input.isnan() & other.isnan())
     if rtol == 0 and atol == 0:
         return close

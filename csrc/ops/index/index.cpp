@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <type_traits>
 
 #include "ops/copy/copy.hpp"
@@ -67,7 +68,10 @@ std::vector<std::pair<int64_t, Tensor>> expand_indices(const Tensor& self,
   return out;
 }
 
-Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices) {
+// `checks`, when given, runs on the result's shape before any index is read
+// (index_put_'s value checks come before the bounds checks, as in torch).
+Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices,
+               const std::function<void(const Shape&)>& checks = nullptr) {
   auto adv = expand_indices(self, indices);
   EMBER_CHECK(!adv.empty(), "index: no index tensors were given");
   Shape B = adv[0].second.sizes();
@@ -79,6 +83,16 @@ Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices) {
       for (const auto& a : adv) shapes += (shapes.empty() ? "" : ", ") + shape_str(a.second.sizes());
       throw IndexError(detail::str("shape mismatch: indexing tensors could not be broadcast "
                                    "together with shapes ", shapes));
+    }
+  }
+  // torch's AdvancedIndex: an indexed dim of size 0 with a nonempty index
+  // shape can only be out of bounds, whatever else is empty (checked before
+  // the empty-output shortcut below, on both devices).
+  if (numel_of(B) != 0) {
+    for (const auto& a : adv) {
+      if (self.sizes()[a.first] == 0) {
+        throw IndexError("index is out of bounds for dimension with size 0");
+      }
     }
   }
   bool adjacent = true;
@@ -105,15 +119,7 @@ Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices) {
   base_strides.insert(base_strides.end(), B.size(), 0);
   base_strides.insert(base_strides.end(), after_strides.begin(), after_strides.end());
   p.base = self.view_with(p.out_shape, base_strides, self.storage_offset());
-  if (numel_of(B) != 0) {
-    // torch's AdvancedIndex: an indexed dim of size 0 holds no valid index, so a
-    // non-empty index into it raises even when the result is empty
-    for (const auto& a : adv) {
-      if (self.sizes()[a.first] == 0) {
-        throw IndexError("index is out of bounds for dimension with size 0");
-      }
-    }
-  }
+  if (checks) checks(p.out_shape);
   if (numel_of(p.out_shape) == 0) {
     // Nothing is read or written: as in torch, the indices are not checked
     // (x[[5], 2:2] of a 2x2 tensor is empty, not an IndexError).
@@ -261,26 +267,28 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
 
 void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                 bool accumulate) {
-  const Plan p = make_plan(self, indices);
   // Values on self's device, broadcast to the indexed shape; of self's dtype
   // (torch's index_put_ converts nothing: setitem of a number makes a value
   // of self's dtype, and a bool mask with one value goes through masked_fill).
-  Shape b;
-  try {
-    b = broadcast_shapes(p.out_shape, values.sizes());
-  } catch (const Error&) {
-    b.clear();
-  }
-  if (b != p.out_shape) {
-    throw Error(detail::str("shape mismatch: value tensor of shape ", shape_str(values.sizes()),
-                            " cannot be broadcast to indexing result of shape ",
-                            shape_str(p.out_shape)));
-  }
-  if (values.dtype() != self.dtype()) {
-    throw Error(detail::str("Index put requires the source and destination dtypes match, got ",
-                            torch_scalar_name(self.dtype()), " for the destination and ",
-                            torch_scalar_name(values.dtype()), " for the source."));
-  }
+  const auto checks = [&](const Shape& out_shape) {
+    Shape b;
+    try {
+      b = broadcast_shapes(out_shape, values.sizes());
+    } catch (const Error&) {
+      b.clear();
+    }
+    if (b != out_shape) {
+      throw Error(detail::str("shape mismatch: value tensor of shape ", shape_str(values.sizes()),
+                              " cannot be broadcast to indexing result of shape ",
+                              shape_str(out_shape)));
+    }
+    if (values.dtype() != self.dtype()) {
+      throw Error(detail::str("Index put requires the source and destination dtypes match, got ",
+                              torch_scalar_name(self.dtype()), " for the destination and ",
+                              torch_scalar_name(values.dtype()), " for the source."));
+    }
+  };
+  const Plan p = make_plan(self, indices, checks);
   Tensor v = to(values, self.device(), self.dtype());
   if (v.storage().get() == self.storage().get()) v = clone(v);  // read before writing
   v = expand(v, p.out_shape);

@@ -9,7 +9,7 @@ namespace ember::ops::internal {
 
 void binary_cuda(BinaryOp op, const ElementwiseIter& it, const BinaryArgs& args) {
   CudaRunner r{it};
-  dispatch_binary(op, it, args.alpha, r);
+  dispatch_binary(op, it, args, r);
 }
 
 }  // namespace ember::ops::internal

@@ -6,6 +6,8 @@
 
 #include "ops/pointwise/ternary.hpp"
 
+#include <cmath>
+
 #include "ops/elementwise_cpu.hpp"
 #include "ops/promotion.hpp"
 #include "ops/pointwise/ternary_functors.hpp"
@@ -75,6 +77,20 @@ Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::opti
   TernaryArgs args;
   args.has_min = min.has_value();
   args.has_max = max.has_value();
+  // torch's clamp with number bounds: both given and either NaN fills the
+  // result with NaN (the other bound is never converted); a single NaN bound
+  // is ignored (its max(x, nan) / min(x, nan) keep x, on both devices).
+  const auto nan_number = [](const Operand& o) {
+    return o.is_scalar() && o.scalar.is_floating() && std::isnan(o.scalar.d);
+  };
+  if (number_bounds && min && max && (nan_number(lo) || nan_number(hi))) {
+    const Operand nan(std::nan(""));
+    return run(TernaryOp::Clamp, {"clamp", common, common, common, true}, out, inplace,
+               {&in, &nan, &nan}, args);
+  }
+  if (number_bounds && !(min && max) && nan_number(min ? lo : hi)) {
+    args.has_min = args.has_max = false;
+  }
   return run(TernaryOp::Clamp, {"clamp", common, common, common, true}, out, inplace,
              {&in, &lo, &hi}, args);
 }
@@ -95,6 +111,13 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Operand& weight, const
   }
   const ScalarType common = result_type({&s, &e, &weight});
   if (!is_floating(common)) not_implemented("lerp", common, any_cuda({&s, &e, &weight}));
+  // torch's lerp with a weight tensor with dims wants every operand, out=
+  // included, of one dtype (with a number weight out= takes any castable dtype)
+  if (out.defined() && !inplace && !weight.is_scalar() && weight.tensor.dim() > 0 &&
+      out.dtype() != start.dtype()) {
+    throw Error(detail::str("Found dtype ", torch_scalar_name(out.dtype()), " but expected ",
+                            torch_scalar_name(start.dtype())));
+  }
   return run(TernaryOp::Lerp, {"lerp", common, common, common, true}, out, inplace,
              {&s, &e, &weight});
 }

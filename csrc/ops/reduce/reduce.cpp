@@ -9,7 +9,10 @@
 #include <cmath>
 #include <string>
 
+#include "ops/pointwise/binary.hpp"
 #include "ops/pointwise/compare.hpp"
+#include "ops/pointwise/ternary.hpp"
+#include "ops/pointwise/unary.hpp"
 #include "ops/copy/copy.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/fill/fill.hpp"
@@ -143,8 +146,15 @@ void check_out_dtype(ReduceOp op, const Tensor& x, std::optional<ScalarType> dty
       }
       return;
     }
+    case ReduceOp::LogSumExp:
+      if (!is_floating(o)) {
+        throw Error(detail::str("logsumexp(): Expected floating point type for result tensor, "
+                                "but got: ", torch_scalar_name(o)));
+      }
+      return;
     case ReduceOp::Sum:
     case ReduceOp::Prod:
+    case ReduceOp::Mean:
       if (dtype && o != *dtype) {
         throw Error(detail::str("Expected out tensor to have dtype ", torch_cpp_type_name(*dtype),
                                 ", but got ", torch_cpp_type_name(o), " instead"));
@@ -215,6 +225,32 @@ Tensor deliver(const Tensor& result, const Tensor& out, const char* name) {
   return out;
 }
 
+// torch's logsumexp step by step (ReduceOps.cpp's logsumexp_out_impl), each
+// step rounded to its dtype: maxes = amax(x) (0 where infinite),
+// sum(exp(x - maxes)) into the result's dtype, log, + maxes. The one-pass
+// kernel (a running max and a rescaled sum in float32/float64, rounded once)
+// is within an ulp of it in float32/float64; float16/bfloat16, and a result
+// of another dtype than x's, round where torch does.
+// The dims marked in `red`, as a dims list.
+Dims dims_of(const std::vector<bool>& red) {
+  std::vector<int64_t> d;
+  for (size_t i = 0; i < red.size(); ++i) {
+    if (red[i]) d.push_back(static_cast<int64_t>(i));
+  }
+  return d;
+}
+
+Tensor logsumexp_steps(const Tensor& x, const std::vector<bool>& red, bool keepdim,
+                       ScalarType rdt) {
+  const Dims dims = dims_of(red);
+  if (x.numel() == 0) return log(reduce(ReduceOp::Sum, exp(x), dims, keepdim, rdt));
+  Tensor mx = reduce(ReduceOp::Amax, x, dims, true);
+  mx = where(unary(UnaryOp::IsInf, mx), Operand(0.0), mx);
+  const Tensor s = log(reduce(ReduceOp::Sum, exp(sub(x, mx)), dims, keepdim, rdt));
+  const Tensor r = add(s, keepdim ? mx : view(mx, reduced_shape(x.sizes(), red, false)));
+  return r.dtype() == rdt ? r : to(r, r.device(), rdt);
+}
+
 }  // namespace
 
 const char* reduce_name(ReduceOp op) {
@@ -266,16 +302,49 @@ Tensor reduce(ReduceOp op, const Tensor& x_in, const Dims& dims, bool keepdim,
   if (out.defined() && late_out_check) check_out_dtype(op, x_in, dtype, out);
   // argmax over everything indexes the flattened (row-major) tensor.
   if (is_arg(op) && (!dims || dims->empty()) && !x.is_contiguous()) x = contiguous(x);
+  if (op == ReduceOp::Mean && !x_in.is_cuda() && x_in.dtype() != rdt &&
+      (rdt == ScalarType::Float16 || rdt == ScalarType::BFloat16)) {
+    // torch's CPU mean into float16/bfloat16 (dtype= or out=) sums the input
+    // converted to float32, not to the dtype, divides, and rounds once (its
+    // CUDA mean converts the input to the dtype first, as below)
+    const Tensor x32 = x_in.dtype() == ScalarType::Float32
+                           ? x_in
+                           : to(x_in, x_in.device(), ScalarType::Float32);
+    const Tensor m = reduce(ReduceOp::Mean, x32, dims_of(red), keepdim);
+    return deliver(to(m, m.device(), rdt), out, reduce_name(op));
+  }
+  if (op == ReduceOp::Norm) {
+    // torch's linalg.vector_norm over dims of size 1 only is |x| (x != 0 for
+    // p = 0), computed elementwise: norm(1e-39, p=3) is 1e-39, not 0.
+    // (A 0-d input with a dim given reads a size it does not have in torch, and
+    // takes the reduction: norm(bfloat16 3e-38, dim=0) underflows to 0 there.)
+    bool ones = x.dim() > 0 || !dims || dims->empty();
+    for (int64_t d = 0; d < x.dim(); ++d) ones = ones && (!red[d] || x.sizes()[d] == 1);
+    if (ones) {
+      const Tensor v = args.p == 0.0 ? to(compare(CompareOp::Ne, x, 0), x.device(), rdt)
+                                     : (x.dtype() == rdt ? abs(x) : to(abs(x), x.device(), rdt));
+      return deliver(reshape(v, reduced_shape(x.sizes(), red, keepdim)), out, reduce_name(op));
+    }
+  }
   const Tensor kx = kernel_input(op, x);
+  if (op == ReduceOp::LogSumExp && !args.result_dtype && !args.lse_relative &&
+      (kx.dtype() == ScalarType::Float16 || kx.dtype() == ScalarType::BFloat16 ||
+       (out.defined() && out.dtype() != rdt))) {
+    return deliver(logsumexp_steps(kx, red, keepdim, out.defined() ? out.dtype() : rdt), out,
+                   reduce_name(op));
+  }
+  // all/any write bool or uint8 into out= whatever the input (torch's kernels)
+  const ScalarType odt =
+      (op == ReduceOp::All || op == ReduceOp::Any) && out.defined() ? out.dtype() : rdt;
   const ReducePlan plan = make_reduce_plan(kx, red);
-  const Tensor result = Tensor::empty(plan.out_shape, rdt, x.device());
+  const Tensor result = Tensor::empty(plan.out_shape, odt, x.device());
   ReduceParams params{op, kx.dtype(), plan.reduced, args};
   ReduceOutputs outs;
   if (is_arg(op)) {
     outs.indices = static_cast<int64_t*>(result.data_ptr());
   } else {
     outs.values = static_cast<char*>(result.data_ptr());
-    outs.values_dtype = rdt;
+    outs.values_dtype = odt;
   }
   run(plan, params, outs);
   Tensor shaped = result;

@@ -57,6 +57,7 @@ void scan_cpu(ScanOp op, const ScanPlan& p, ScalarType in, ScalarType) {
 Tensor scan(ScanOp op, const Tensor& x_in, int64_t dim, std::optional<ScalarType> dtype,
             const Tensor& out) {
   const char* name = op == ScanOp::Sum ? "cumsum" : "cumprod";
+  wrap_dim(dim, x_in.dim());  // IndexError for a bad dim before the dtype checks (torch's order)
   if (out.defined() && out.is_same(x_in) && dtype && *dtype != x_in.dtype()) {
     throw Error(detail::str("Bad in-place call: input tensor dtype ",
                             torch_cpp_type_name(x_in.dtype()), " and output tensor dtype ",
