@@ -7,6 +7,8 @@
 
 #include <Python.h>
 
+#include <deque>
+#include <string>
 #include <vector>
 
 #include "bindings/fastcall.hpp"
@@ -28,6 +30,14 @@ void add_reduce_defs(MathDefs& d);      // reduce.cpp
 void add_special_defs(MathDefs& d, std::vector<PyMethodDef>& private_fns);
 void add_return_types(py::module_& m);  // reduce.cpp: ember.return_types
 
+
+// "name_" for a method's in-place form, as a C string that lives for the process
+// (PyMethodDef keeps the pointer; a deque never moves its elements).
+inline const char* inplace_name(const char* name) {
+  static auto* names = new std::deque<std::string>();
+  names->push_back(std::string(name) + "_");
+  return names->back().c_str();
+}
 
 // NotImplemented (a new reference), for number-protocol slots given a non-tensor.
 inline PyObject* not_implemented() { Py_RETURN_NOTIMPLEMENTED; }

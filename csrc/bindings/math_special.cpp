@@ -20,47 +20,47 @@ namespace {
 using ops::Operand;
 using ops::SpecialOp;
 
-enum Kind : uint8_t {
-  kUnary,      // (input, *, out)
-  kPolygamma,  // (n, input, *, out); method (n)
-  kLogit,      // (input, eps=None, *, out); method (eps=None)
-  kBinary,     // (input, other, *, out): tensors only
-  kBinaryNum,  // the same, numbers allowed for either
+enum SpecialKind : uint8_t {
+  kSpecialUnary,      // (input, *, out)
+  kSpecialPolygamma,  // (n, input, *, out); method (n)
+  kSpecialLogit,      // (input, eps=None, *, out); method (eps=None)
+  kSpecialBinary,     // (input, other, *, out): tensors only
+  kSpecialBinaryNum,  // the same, numbers allowed for either
 };
 
 struct SpecialEntry {
   const char* name;
   SpecialOp op;
-  Kind kind;
+  SpecialKind kind;
   bool method;          // Tensor.<name> and Tensor.<name>_
   bool module_inplace;  // ember.<name>_ (where torch has it)
 };
 
 constexpr SpecialEntry kSpecial[] = {
-    {"lgamma", SpecialOp::Lgamma, kUnary, true, false},
-    {"digamma", SpecialOp::Digamma, kUnary, true, false},
-    {"polygamma", SpecialOp::Polygamma, kPolygamma, true, false},
-    {"erfinv", SpecialOp::Erfinv, kUnary, true, false},
-    {"i0", SpecialOp::I0, kUnary, true, true},
-    {"logit", SpecialOp::Logit, kLogit, true, true},
-    {"igamma", SpecialOp::Igamma, kBinary, true, false},
-    {"igammac", SpecialOp::Igammac, kBinary, true, false},
-    {"nextafter", SpecialOp::Nextafter, kBinary, true, false},
-    {"gcd", SpecialOp::Gcd, kBinary, true, true},
-    {"lcm", SpecialOp::Lcm, kBinary, true, true},
+    {"lgamma", SpecialOp::Lgamma, kSpecialUnary, true, false},
+    {"digamma", SpecialOp::Digamma, kSpecialUnary, true, false},
+    {"polygamma", SpecialOp::Polygamma, kSpecialPolygamma, true, false},
+    {"erfinv", SpecialOp::Erfinv, kSpecialUnary, true, false},
+    {"i0", SpecialOp::I0, kSpecialUnary, true, true},
+    {"logit", SpecialOp::Logit, kSpecialLogit, true, true},
+    {"igamma", SpecialOp::Igamma, kSpecialBinary, true, false},
+    {"igammac", SpecialOp::Igammac, kSpecialBinary, true, false},
+    {"nextafter", SpecialOp::Nextafter, kSpecialBinary, true, false},
+    {"gcd", SpecialOp::Gcd, kSpecialBinary, true, true},
+    {"lcm", SpecialOp::Lcm, kSpecialBinary, true, true},
     // torch.special only
-    {"special_i0e", SpecialOp::I0e, kUnary, false, false},
-    {"special_i1", SpecialOp::I1, kUnary, false, false},
-    {"special_i1e", SpecialOp::I1e, kUnary, false, false},
-    {"special_ndtr", SpecialOp::Ndtr, kUnary, false, false},
-    {"special_ndtri", SpecialOp::Ndtri, kUnary, false, false},
-    {"special_log_ndtr", SpecialOp::LogNdtr, kUnary, false, false},
-    {"special_erfcx", SpecialOp::Erfcx, kUnary, false, false},
-    {"special_bessel_j0", SpecialOp::BesselJ0, kUnary, false, false},
-    {"special_bessel_j1", SpecialOp::BesselJ1, kUnary, false, false},
-    {"special_entr", SpecialOp::Entr, kUnary, false, false},
-    {"special_zeta", SpecialOp::Zeta, kBinaryNum, false, false},
-    {"special_xlog1py", SpecialOp::Xlog1py, kBinaryNum, false, false},
+    {"special_i0e", SpecialOp::I0e, kSpecialUnary, false, false},
+    {"special_i1", SpecialOp::I1, kSpecialUnary, false, false},
+    {"special_i1e", SpecialOp::I1e, kSpecialUnary, false, false},
+    {"special_ndtr", SpecialOp::Ndtr, kSpecialUnary, false, false},
+    {"special_ndtri", SpecialOp::Ndtri, kSpecialUnary, false, false},
+    {"special_log_ndtr", SpecialOp::LogNdtr, kSpecialUnary, false, false},
+    {"special_erfcx", SpecialOp::Erfcx, kSpecialUnary, false, false},
+    {"special_bessel_j0", SpecialOp::BesselJ0, kSpecialUnary, false, false},
+    {"special_bessel_j1", SpecialOp::BesselJ1, kSpecialUnary, false, false},
+    {"special_entr", SpecialOp::Entr, kSpecialUnary, false, false},
+    {"special_zeta", SpecialOp::Zeta, kSpecialBinaryNum, false, false},
+    {"special_xlog1py", SpecialOp::Xlog1py, kSpecialBinaryNum, false, false},
 };
 constexpr int kNumSpecial = sizeof(kSpecial) / sizeof(kSpecial[0]);
 
@@ -70,23 +70,23 @@ Signature& special_sig(int i, int form) {
     auto* v = new std::vector<Signature>();
     for (const SpecialEntry& e : kSpecial) {
       switch (e.kind) {
-        case kUnary:
+        case kSpecialUnary:
           v->emplace_back(e.name, 1, std::initializer_list<const char*>{"input", "out"});
           v->emplace_back(e.name, 0, std::initializer_list<const char*>{});
           v->emplace_back(e.name, 1, std::initializer_list<const char*>{"input"}, 1);
           break;
-        case kPolygamma:
+        case kSpecialPolygamma:
           v->emplace_back(e.name, 2, std::initializer_list<const char*>{"n", "input", "out"}, 2);
           v->emplace_back(e.name, 1, std::initializer_list<const char*>{"n"}, 1);
           v->emplace_back(e.name, 2, std::initializer_list<const char*>{"n", "input"}, 2);
           break;
-        case kLogit:
+        case kSpecialLogit:
           v->emplace_back(e.name, 2, std::initializer_list<const char*>{"input", "eps", "out"});
           v->emplace_back(e.name, 1, std::initializer_list<const char*>{"eps"});
           v->emplace_back(e.name, 2, std::initializer_list<const char*>{"input", "eps"}, 1);
           break;
-        case kBinary:
-        case kBinaryNum:
+        case kSpecialBinary:
+        case kSpecialBinaryNum:
           v->emplace_back(e.name, 2, std::initializer_list<const char*>{"input", "other", "out"}, 2);
           v->emplace_back(e.name, 1, std::initializer_list<const char*>{"other"}, 1);
           v->emplace_back(e.name, 2, std::initializer_list<const char*>{"input", "other"}, 2);
@@ -110,7 +110,7 @@ Operand tensor_operand(PyObject* o, const char* fn, const char* arg, int pos) {
 }
 
 Operand operand(const SpecialEntry& e, PyObject* o, const char* arg, int pos) {
-  if (e.kind == kBinary) return tensor_operand(o, e.name, arg, pos);
+  if (e.kind == kSpecialBinary) return tensor_operand(o, e.name, arg, pos);
   return operand_arg(o, e.name, arg);
 }
 
@@ -131,7 +131,7 @@ ops::SpecialArgs logit_args(PyObject* eps, const char* fn) {
 // The call in all three forms: `self` set for methods (form 1) and in-place.
 Tensor call(const SpecialEntry& e, PyObject* const* s, PyObject* self, bool inplace,
             const Tensor& out) {
-  if (e.kind == kBinary || e.kind == kBinaryNum) {
+  if (e.kind == kSpecialBinary || e.kind == kSpecialBinaryNum) {
     const Operand a = self ? Operand(tensor_arg(self)) : operand(e, s[0], "input", 1);
     const Operand b = operand(e, s[self ? 0 : 1], "other", 2);
     if (inplace) {
@@ -144,12 +144,12 @@ Tensor call(const SpecialEntry& e, PyObject* const* s, PyObject* self, bool inpl
   }
   ops::SpecialArgs args;
   PyObject* xobj = self;
-  if (e.kind == kPolygamma) {
+  if (e.kind == kSpecialPolygamma) {
     args.n = order_arg(s[0], e.name);
     if (!self) xobj = s[1];
   } else {
     if (!self) xobj = s[0];
-    if (e.kind == kLogit) args = logit_args(s[self ? 0 : 1], e.name);
+    if (e.kind == kSpecialLogit) args = logit_args(s[self ? 0 : 1], e.name);
   }
   const Tensor& x = tensor_arg(xobj, "'input'");
   const Operand in(x);
@@ -161,7 +161,7 @@ Tensor call(const SpecialEntry& e, PyObject* const* s, PyObject* self, bool inpl
                      [&] { return autograd::special_unary(e.op, x, args, out); });
 }
 
-int n_inputs(Kind k) { return k == kUnary ? 1 : 2; }
+int n_inputs(SpecialKind k) { return k == kSpecialUnary ? 1 : 2; }
 
 template <int I>
 PyObject* special_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf,
@@ -170,7 +170,7 @@ PyObject* special_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf,
   const SpecialEntry& e = kSpecial[I];
   PyObject* s[4] = {nullptr, nullptr, nullptr, nullptr};
   special_sig(I, 0).parse(args, nargsf, kwnames, s);
-  if (e.kind == kUnary && !s[0]) {
+  if (e.kind == kSpecialUnary && !s[0]) {
     throw TypeError(detail::str(e.name, "() missing required argument 'input'"));
   }
   PyObject* out_obj = s[n_inputs(e.kind)];
@@ -203,12 +203,12 @@ PyObject* special_function_inplace(PyObject*, PyObject* const* args, Py_ssize_t 
   PyObject* s[2] = {nullptr, nullptr};
   special_sig(I, 2).parse(args, nargsf, kwnames, s);
   PyObject* self = s[0];
-  if (e.kind == kPolygamma) self = s[1];
+  if (e.kind == kSpecialPolygamma) self = s[1];
   if (!is_tensor(self)) {
     throw TypeError(detail::str(e.name, "_(): argument 'input' must be Tensor, not ",
                                 type_name(self)));
   }
-  PyObject* rest[1] = {e.kind == kPolygamma ? s[0] : s[1]};
+  PyObject* rest[1] = {e.kind == kSpecialPolygamma ? s[0] : s[1]};
   call(e, rest, self, true, Tensor());
   return same_obj(self);
   EMBER_PY_CATCH
@@ -234,20 +234,6 @@ PyObject* frexp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf,
   PyTuple_SET_ITEM(t, 1, e.defined() ? same_obj(s[2]) : wrap(std::move(r.second)));
   return t;
   EMBER_PY_CATCH
-}
-
-std::vector<std::string>& names() {
-  static auto* v = [] {
-    auto* n = new std::vector<std::string>();
-    n->reserve(64);
-    return n;
-  }();
-  return *v;
-}
-
-const char* inplace_name(const char* name) {
-  names().push_back(std::string(name) + "_");
-  return names().back().c_str();
 }
 
 template <int... I>

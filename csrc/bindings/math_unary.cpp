@@ -395,20 +395,6 @@ PyObject* dunder1(PyObject* self, PyObject* const*, Py_ssize_t nargs) {
   return F(self);
 }
 
-std::vector<std::string>& names() {
-  static auto* v = [] {
-    auto* n = new std::vector<std::string>();
-    n->reserve(256);
-    return n;
-  }();
-  return *v;
-}
-
-const char* inplace_name(const char* name) {
-  names().push_back(std::string(name) + "_");
-  return names().back().c_str();
-}
-
 template <int... I>
 void unary_defs(MathDefs& d, std::integer_sequence<int, I...>) {
   (

@@ -111,7 +111,9 @@ from ember._composite_shape import (
     broadcast_tensors as broadcast_tensors, broadcast_shapes as broadcast_shapes,
     meshgrid as meshgrid, cartesian_prod as cartesian_prod, combinations as combinations,
     block_diag as block_diag, moveaxis as moveaxis, repeat_interleave as repeat_interleave,
-    tile as tile,
+    tile as tile, tril as tril, triu as triu, ravel as ravel, unflatten as unflatten,
+    split_with_sizes as split_with_sizes, unsafe_chunk as unsafe_chunk,
+    unsafe_split as unsafe_split, unsafe_split_with_sizes as unsafe_split_with_sizes,
 )
 from ember._composite_math import (
     diff as diff, gradient as gradient, logaddexp as logaddexp, logaddexp2 as logaddexp2,
@@ -123,10 +125,84 @@ from ember._composite_math import (
     bartlett_window as bartlett_window, kaiser_window as kaiser_window, deg2rad_ as deg2rad_,
     rad2deg_ as rad2deg_, sinc_ as sinc_, xlogy_ as xlogy_,
 )
+from ember._composite_copy import (
+    alias_copy as alias_copy, as_strided_copy as as_strided_copy, detach_copy as detach_copy,
+    diagonal_copy as diagonal_copy, expand_copy as expand_copy, permute_copy as permute_copy,
+    select_copy as select_copy, slice_copy as slice_copy, split_copy as split_copy,
+    split_with_sizes_copy as split_with_sizes_copy, squeeze_copy as squeeze_copy, t_copy as t_copy,
+    transpose_copy as transpose_copy, unbind_copy as unbind_copy, unfold_copy as unfold_copy,
+    unsqueeze_copy as unsqueeze_copy, view_copy as view_copy, narrow_copy as narrow_copy,
+    slice_scatter as slice_scatter, select_scatter as select_scatter,
+    diagonal_scatter as diagonal_scatter, as_strided_scatter as as_strided_scatter,
+)
+from ember._composite_linalg import (
+    trace as trace, inner as inner, kron as kron, tensordot as tensordot, addr as addr,
+    addbmm as addbmm, addmv_ as addmv_, adjoint as adjoint, matrix_power as matrix_power,
+    vander as vander, dist as dist, cdist as cdist, pdist as pdist, renorm as renorm,
+    cosine_similarity as cosine_similarity, pairwise_distance as pairwise_distance,
+)
+from ember._composite_stats import (
+    nansum as nansum, nanmean as nanmean, logcumsumexp as logcumsumexp, cov as cov,
+    corrcoef as corrcoef,
+)
+from ember._composite_misc import (
+    is_conj as is_conj, is_neg as is_neg, is_nonzero as is_nonzero, is_same_size as is_same_size,
+    is_signed as is_signed, is_inference as is_inference, is_distributed as is_distributed,
+    resolve_conj as resolve_conj, resolve_neg as resolve_neg, positive as positive, rsub as rsub,
+    scalar_tensor as scalar_tensor, range as range, logspace as logspace,
+    empty_permuted as empty_permuted, frombuffer as frombuffer, isin as isin,
+    unravel_index as unravel_index, detach as detach, detach_ as detach_, get_device as get_device,
+    use_deterministic_algorithms as use_deterministic_algorithms,
+    are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled,
+    is_deterministic_algorithms_warn_only_enabled as is_deterministic_algorithms_warn_only_enabled,
+    get_deterministic_debug_mode as get_deterministic_debug_mode,
+    set_deterministic_debug_mode as set_deterministic_debug_mode,
+    set_warn_always as set_warn_always, is_warn_always_enabled as is_warn_always_enabled,
+    get_num_interop_threads as get_num_interop_threads,
+    set_num_interop_threads as set_num_interop_threads, init_num_threads as init_num_threads,
+    set_flush_denormal as set_flush_denormal,
+)
+from ember._composite_index import (
+    gather as gather, scatter as scatter, scatter_add as scatter_add,
+    scatter_reduce as scatter_reduce, index_select as index_select, index_add as index_add,
+    index_copy as index_copy, index_fill as index_fill, index_put as index_put,
+    index_put_ as index_put_, index_reduce as index_reduce, masked_fill as masked_fill,
+    masked_scatter as masked_scatter, masked_select as masked_select, take as take,
+    take_along_dim as take_along_dim, put as put, nonzero as nonzero, argwhere as argwhere,
+)
 from ember._composite_special import (
     mvlgamma as mvlgamma, ldexp as ldexp, ldexp_ as ldexp_, frexp as frexp, isposinf as isposinf,
     isneginf as isneginf, isreal as isreal, clamp_ as clamp_, clamp_min_ as clamp_min_,
     clamp_max_ as clamp_max_, clip_ as clip_, fill_ as fill_, fill as fill, zero_ as zero_,
+)
+from ember._sorting import (
+    sort as sort, argsort as argsort, msort as msort, topk as topk, kthvalue as kthvalue,
+    median as median, nanmedian as nanmedian, mode as mode, quantile as quantile,
+    nanquantile as nanquantile, unique as unique, unique_consecutive as unique_consecutive,
+    searchsorted as searchsorted, bucketize as bucketize, histc as histc, histogram as histogram,
+    bincount as bincount, cummax as cummax, cummin as cummin,
+)
+from ember._nn_toplevel import (
+    conv1d as conv1d, conv2d as conv2d, layer_norm as layer_norm, batch_norm as batch_norm,
+    group_norm as group_norm, instance_norm as instance_norm,
+    native_layer_norm as native_layer_norm, native_batch_norm as native_batch_norm,
+    native_group_norm as native_group_norm, native_dropout as native_dropout, dropout as dropout,
+    dropout_ as dropout_, alpha_dropout as alpha_dropout, alpha_dropout_ as alpha_dropout_,
+    feature_dropout as feature_dropout, feature_dropout_ as feature_dropout_,
+    feature_alpha_dropout as feature_alpha_dropout,
+    feature_alpha_dropout_ as feature_alpha_dropout_, embedding as embedding,
+    max_pool1d as max_pool1d, max_pool2d as max_pool2d,
+    max_pool1d_with_indices as max_pool1d_with_indices, avg_pool1d as avg_pool1d,
+    adaptive_avg_pool1d as adaptive_avg_pool1d, celu as celu, celu_ as celu_, selu as selu,
+    selu_ as selu_, rrelu as rrelu, rrelu_ as rrelu_, threshold as threshold,
+    threshold_ as threshold_, hardshrink as hardshrink, prelu as prelu,
+    pixel_shuffle as pixel_shuffle, pixel_unshuffle as pixel_unshuffle,
+    channel_shuffle as channel_shuffle, native_channel_shuffle as native_channel_shuffle,
+    constant_pad_nd as constant_pad_nd, bilinear as bilinear,
+    cosine_embedding_loss as cosine_embedding_loss, hinge_embedding_loss as hinge_embedding_loss,
+    margin_ranking_loss as margin_ranking_loss, kl_div as kl_div,
+    poisson_nll_loss as poisson_nll_loss, triplet_margin_loss as triplet_margin_loss,
+    binary_cross_entropy_with_logits as binary_cross_entropy_with_logits, rms_norm as rms_norm,
 )
 
 reshape = Tensor.reshape

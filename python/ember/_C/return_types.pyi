@@ -69,3 +69,50 @@ class frexp(tuple[Tensor, Tensor]):
     # ---- no hand-written signature: from the docstrings ----
     def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
     __slots__: tuple[Any, ...]
+
+# ---- no hand-written signature: from the docstrings, else generic ----
+
+
+class cummax:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class cummin:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class histogram:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class kthvalue:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class median:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class mode:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class nanmedian:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class sort:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class topk:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
