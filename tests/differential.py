@@ -808,7 +808,8 @@ def gen_binary(src, op, ctx):
     if form == "rop" and isinstance(a, TensorSpec):
         form = "op"
     kw = op.extra["kw"](src, a, b) if "kw" in op.extra and not ctx.numpy else {}
-    if op.extra.get("trunc_guard") and (op.name != "div" or kw.get("rounding_mode") == "trunc"):
+    if op.extra.get("trunc_guard") and (op.name != "div"
+                                        or kw.get("rounding_mode") in ("trunc", "floor")):
         a = _no_int_min(a)
     if op.name == "lcm":
         # torch's lcm divides by gcd, which is -1 for a minimum integer (abs wraps):
@@ -823,7 +824,8 @@ def _no_int_min(a, lcm=False):
     int16 minimums, too)."""
     def bad(v):
         v = int(v)
-        return (v & 0xFFFFFFFF) == 0x80000000 or (lcm and v in (-(2 ** 63), -128, -32768))
+        return ((v & 0xFFFFFFFF) == 0x80000000 or v == -(2 ** 63)
+                or (lcm and v in (-128, -32768)))
     if isinstance(a, TensorSpec):
         if a.dtype in (("int8", "int16", "int32", "int64") if lcm else ("int32", "int64")):
             b = a.base.copy()

@@ -98,7 +98,12 @@ def test_registry_covers_the_issue_list_and_every_op_of_ember():
         missing = {n for n in names if n not in D.OPS or D.OPS[n].kind != kind}
         assert not missing, f"{kind}: not registered: {sorted(missing)}"
     # every math function ember binds is registered (under its name, or max/min twice)
-    unregistered = [n for n in ember._C._math_functions if n not in D.OPS]
+    # A module-level in-place form (torch.sqrt_) is its op's in-place form, which the
+    # harness draws as x.sqrt_(); polygamma(n, x) takes an order n the harness does not
+    # draw (tests/test_math_special.py compares it with torch).
+    unregistered = [n for n in ember._C._math_functions
+                    if n not in D.OPS and not (n.endswith("_") and n[:-1] in D.OPS)
+                    and n != "polygamma"]
     assert not unregistered, f"ember's math functions missing from the registry: {unregistered}"
 
 

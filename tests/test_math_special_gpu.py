@@ -42,7 +42,45 @@ def cuda_pair(torch, a, dtype):
     return e, torch.from_dlpack(e).clone()
 
 
-def same(e, t, torch):
+# Where ember's algorithm differs from torch's CUDA kernel (measured on the H100), an
+# absolute tolerance per function and dtype on top of RTOL:
+# - bessel_j0/j1: CUDA's libm j0/j1 against torch's Cephes: up to 4e-7 apart (the edge
+#   inputs, |x| = 30 and 1e30, where both are asymptotic), 1.6e-7 for float32;
+# - digamma/polygamma(0) in float32 near the root x0 = 1.4616: 1.7e-7 absolute;
+# - igamma/igammac: ember's series/continued fraction in double against torch's float
+#   Temme/series mix: 5e-5 relative in float32 at Q ~ 5e-4, and the 1e-30 tails in float64;
+# - ndtr of float16/bfloat16: ember computes in float32 and rounds once, torch's
+#   erf-based formula cancels in the dtype near 0 (1.2e-4 / 1e-3 absolute).
+FN_ATOL = {
+    "special.bessel_j0": {"float32": 1e-6, "float64": 1e-6, "int64": 1e-6},
+    "special.bessel_j1": {"float32": 1e-6, "float64": 1e-6, "int64": 1e-6},
+    "polygamma": {"float32": 1e-6},
+    "digamma": {"float32": 1e-6},
+    "igamma": {"float32": 1e-7, "float64": 1e-28},
+    "igammac": {"float32": 1e-7, "float64": 1e-28},
+    "special.ndtr": {"float16": 2e-4, "bfloat16": 2e-3},
+}
+FN_RTOL = {"igamma": {"float32": 1e-4}, "igammac": {"float32": 1e-4}}
+
+
+def call_torch(fn, *args):
+    """torch's result, or a skip where torch's CUDA build has no kernel for the dtype
+    (ember computes those in float32 and rounds once; test_matches_ember_cpu_and_forms compares them with ember's CPU)."""
+    try:
+        return _get(torch_mod(), fn)(*args)
+    except NotImplementedError as e:
+        pytest.skip(f"torch has no CUDA kernel here: {e}")
+
+
+def torch_mod():
+    import torch
+    return torch
+
+
+def same(e, t, torch, fn=None, dtype=None):
+    key = dtype or dtype_name(t.dtype)
+    extra_atol = FN_ATOL.get(fn, {}).get(key, 0.0)
+    rtol = FN_RTOL.get(fn, {}).get(key)
     assert dtype_name(e.dtype) == dtype_name(t.dtype), (e.dtype, t.dtype)
     assert tuple(e.shape) == tuple(t.shape)
     g = torch.from_dlpack(e)
@@ -55,8 +93,9 @@ def same(e, t, torch):
     np.testing.assert_array_equal(g64[inf], t64[inf])
     fin = np.isfinite(t64)
     tiny = {"float16": 1e-4, "bfloat16": 1e-4, "float32": 1e-30, "float64": 1e-290}
-    np.testing.assert_allclose(g64[fin], t64[fin], rtol=RTOL[dtype_name(t.dtype)],
-                               atol=tiny[dtype_name(t.dtype)])
+    np.testing.assert_allclose(g64[fin], t64[fin],
+                               rtol=rtol if rtol is not None else RTOL[dtype_name(t.dtype)],
+                               atol=max(tiny[dtype_name(t.dtype)], extra_atol))
 
 
 UNARY = ["lgamma", "digamma", "erfinv", "i0", "special.i0e", "special.i1", "special.i1e",
@@ -72,18 +111,18 @@ def test_unary_against_torch(torch, fn, dtype):
     else:
         a = rng.integers(-5, 40, 64)
     e, t = cuda_pair(torch, a, dtype)
-    same(_get(ember, fn)(e), _get(torch, fn)(t), torch)
+    same(_get(ember, fn)(e), call_torch(fn, t), torch, fn, dtype)
     # non-contiguous
     e2, t2 = cuda_pair(torch, rng.uniform(0.05, 0.95, (16, 8)), dtype if dtype in FLOATS
                        else "float32")
-    same(_get(ember, fn)(e2.t()), _get(torch, fn)(t2.t()), torch)
+    same(_get(ember, fn)(e2.t()), call_torch(fn, t2.t()), torch, fn, dtype)
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 5])
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_polygamma_against_torch(torch, n, dtype):
     e, t = cuda_pair(torch, np.concatenate([EDGE, rng.uniform(-6, 12, 200)]), dtype)
-    same(ember.polygamma(n, e), torch.polygamma(n, t), torch)
+    same(ember.polygamma(n, e), torch.polygamma(n, t), torch, "polygamma")
 
 
 @pytest.mark.parametrize("fn", ["igamma", "igammac", "special.zeta", "special.xlog1py",
@@ -95,10 +134,10 @@ def test_binary_against_torch(torch, fn, dtype):
     b = np.concatenate([np.tile(e, len(e)), rng.uniform(-1, 25, 200)])
     ea, ta = cuda_pair(torch, a, dtype)
     eb, tb = cuda_pair(torch, b, dtype)
-    same(_get(ember, fn)(ea, eb), _get(torch, fn)(ta, tb), torch)
+    same(_get(ember, fn)(ea, eb), call_torch(fn, ta, tb), torch, fn)
     em, tm = cuda_pair(torch, rng.uniform(0.5, 5, (6, 9)), dtype)
     ev, tv = cuda_pair(torch, rng.uniform(0.5, 5, (6, 1)), dtype)
-    same(_get(ember, fn)(em.t(), ev.t()), _get(torch, fn)(tm.t(), tv.t()), torch)
+    same(_get(ember, fn)(em.t(), ev.t()), call_torch(fn, tm.t(), tv.t()), torch, fn)
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
