@@ -70,7 +70,8 @@ std::vector<std::pair<int64_t, Tensor>> expand_indices(const Tensor& self,
 
 // `checks`, when given, runs on the result's shape before any index is read
 // (index_put_'s value checks come before the bounds checks, as in torch).
-Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices,
+// `op` names the op in the record of a bad GPU index.
+Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices, const char* op,
                const std::function<void(const Shape&)>& checks = nullptr) {
   auto adv = expand_indices(self, indices);
   EMBER_CHECK(!adv.empty(), "index: no index tensors were given");
@@ -140,7 +141,7 @@ Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices,
   Tensor off = Tensor::empty(B, ScalarType::Int64, self.device());
 #if EMBER_WITH_CUDA
   if (self.is_cuda()) {
-    internal::index_offsets_cuda(idx, dims, sizes, strides, off);
+    internal::index_offsets_cuda(idx, dims, sizes, strides, off, op);
   } else {
     internal::index_offsets_cpu(idx, dims, sizes, strides, off);
   }
@@ -217,6 +218,9 @@ void index_offsets_cpu(const std::vector<Tensor>& idx, const Shape& dims, const 
 }  // namespace internal
 
 std::vector<Tensor> nonzero_columns(const Tensor& t) {
+#if EMBER_WITH_CUDA
+  if (t.is_cuda()) return internal::nonzero_columns_cuda(t);
+#endif
   const Tensor c = contiguous(to(t, kCpu, ScalarType::Bool));
   const auto* v = static_cast<const bool*>(c.data_ptr());
   const int64_t n = c.numel(), nd = c.dim();
@@ -248,7 +252,7 @@ std::vector<Tensor> nonzero_columns(const Tensor& t) {
 }
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
-  const Plan p = make_plan(self, indices);
+  const Plan p = make_plan(self, indices, "index");
   Tensor out = Tensor::empty(p.out_shape, self.dtype(), self.device());
   if (out.numel() == 0) return out;
 #if EMBER_WITH_CUDA
@@ -288,7 +292,7 @@ void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Te
                               torch_scalar_name(values.dtype()), " for the source."));
     }
   };
-  const Plan p = make_plan(self, indices, checks);
+  const Plan p = make_plan(self, indices, "index_put_", checks);
   Tensor v = to(values, self.device(), self.dtype());
   if (v.storage().get() == self.storage().get()) v = clone(v);  // read before writing
   v = expand(v, p.out_shape);
