@@ -2,11 +2,14 @@
 // argwhere): a count kernel, one host read of the count (the result's size
 // depends on the data, as in torch), CUB's DeviceSelect::Flagged over the flat
 // indices, then one kernel turning flat indices into row-major coordinates.
-// The only CUB of ops/index: one instantiation (uint8 flags, int64 items).
+// The only CUB of ops/index: one instantiation (uint8 flags, int64 flat
+// indices, int items: chunks of 2^30 flags).
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "ops/copy/copy.hpp"
 #include "ops/cuda_loops.cuh"
@@ -27,6 +30,7 @@ using cuda_loops::grid_size;
 using cuda_loops::kThreads;
 
 constexpr int kMaxNonzeroDims = 64;
+constexpr int64_t kChunk = int64_t(1) << 30;
 
 // *count += the number of nonzero bytes of m[0, n): 16 bytes a step where m is
 // 16-byte aligned (the rest byte by byte), one atomic per warp.
@@ -82,22 +86,30 @@ std::vector<Tensor> nonzero_columns_cuda(const Tensor& t) {
                        : contiguous(to(t, dev, ScalarType::Bool));
   const int64_t n = m.numel();
   const int64_t ncols = nd > 0 ? nd : 1;
-  int64_t count = 0;
-  // [0]: the count kernel's total, [1]: DeviceSelect's own count (unused).
-  const Tensor counters = Tensor::empty({2}, ScalarType::Int64, dev);
+  // Chunks of at most 2^30 flags, so that CUB's item counts stay within int on
+  // every CCCL version; one count per chunk, all read back with one host sync.
+  const int64_t nchunks = (n + kChunk - 1) / kChunk;
+  // [0, nchunks): each chunk's count, [nchunks]: DeviceSelect's own count (unused).
+  const Tensor counters = Tensor::empty({nchunks + 1}, ScalarType::Int64, dev);
   auto* cnt = static_cast<unsigned long long*>(counters.data_ptr());
   const auto* flags = static_cast<const uint8_t*>(m.data_ptr());
+  std::vector<int64_t> counts(static_cast<size_t>(nchunks), 0);
+  int64_t count = 0;
   if (n > 0) {
-    EMBER_CUDA_CHECK(cudaMemsetAsync(cnt, 0, sizeof(unsigned long long), stream));
-    count_nonzero_kernel<<<blocks_for(n, 64), kThreads, 0, stream>>>(flags, n, cnt);
-    EMBER_KERNEL_LAUNCH_CHECK();
+    EMBER_CUDA_CHECK(cudaMemsetAsync(cnt, 0, nchunks * sizeof(unsigned long long), stream));
+    for (int64_t c = 0; c < nchunks; ++c) {
+      const int64_t len = std::min(kChunk, n - c * kChunk);
+      count_nonzero_kernel<<<blocks_for(len, 64), kThreads, 0, stream>>>(flags + c * kChunk,
+                                                                          len, cnt + c);
+      EMBER_KERNEL_LAUNCH_CHECK();
+    }
     cuda::note_host_sync("nonzero / boolean-mask indexing reads the number of nonzero elements "
                          "back to size its result");
-    unsigned long long host = 0;
-    EMBER_CUDA_CHECK(cudaMemcpyAsync(&host, cnt, sizeof(host), cudaMemcpyDeviceToHost, stream));
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(counts.data(), cnt, nchunks * sizeof(int64_t),
+                                     cudaMemcpyDeviceToHost, stream));
     EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
     cuda::check_index_errors(dev.index);  // a synchronising call (runtime/device_error.hpp)
-    count = static_cast<int64_t>(host);
+    for (int64_t c : counts) count += c;
   }
   // One block of ncols rows: column d is the contiguous row d.
   const Tensor out = Tensor::empty({ncols, count}, ScalarType::Int64, dev);
@@ -109,14 +121,24 @@ std::vector<Tensor> nonzero_columns_cuda(const Tensor& t) {
       flat_t = Tensor::empty({count}, ScalarType::Int64, dev);
       flat = static_cast<int64_t*>(flat_t.data_ptr());
     }
-    thrust::counting_iterator<int64_t> first(0);
-    auto* nsel = reinterpret_cast<int64_t*>(cnt + 1);
+    auto* nsel = reinterpret_cast<int64_t*>(cnt + nchunks);
     size_t bytes = 0;
-    EMBER_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, first, flags, flat, nsel, n,
-                                                stream));
+    const int first_len = static_cast<int>(std::min(kChunk, n));
+    EMBER_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes,
+                                                thrust::counting_iterator<int64_t>(0), flags,
+                                                flat, nsel, first_len, stream));
+    // The first chunk is the longest: its scratch serves every chunk.
     const Tensor ws = Tensor::empty({static_cast<int64_t>(bytes) + 1}, ScalarType::UInt8, dev);
-    EMBER_CUDA_CHECK(cub::DeviceSelect::Flagged(ws.data_ptr(), bytes, first, flags, flat, nsel,
-                                                n, stream));
+    int64_t done = 0;
+    for (int64_t c = 0; c < nchunks; ++c) {
+      if (counts[c] == 0) continue;
+      const int len = static_cast<int>(std::min(kChunk, n - c * kChunk));
+      size_t b2 = bytes;
+      EMBER_CUDA_CHECK(cub::DeviceSelect::Flagged(
+          ws.data_ptr(), b2, thrust::counting_iterator<int64_t>(c * kChunk), flags + c * kChunk,
+          flat + done, nsel, len, stream));
+      done += counts[c];
+    }
     if (nd > 1) {
       DimSizes s{};
       s.nd = nd;
