@@ -401,6 +401,7 @@ def test_advanced_indexing_queues_and_surfaces_bad_indices_at_the_sync(torch):
         r = x[i05, 1]
         s = x[:, x.long()[0, 1:3]]
         x[i11, im52] = x[0, :2]
+        lst = x[[2, 0], [3, -4]]  # a list goes up without waiting for the GPU
     finally:
         ember.cuda.set_sync_debug_mode("default")
     with pytest.raises(IndexError, match=r"index: index 5 is out of bounds for dimension 0 "
@@ -409,6 +410,7 @@ def test_advanced_indexing_queues_and_surfaces_bad_indices_at_the_sync(torch):
     ember.cuda.synchronize()  # reported once (the setitem's bad index was not recorded again)
     assert r.tolist() == [1.0, 0.0]  # the bad index read zero
     assert s.tolist() == [[1.0, 2.0], [5.0, 6.0], [9.0, 10.0]]
+    assert lst.tolist() == [11.0, 0.0]
     # the setitem skipped (1, -5) and wrote (1, 2)
     assert x[1].tolist() == [4.0, 5.0, 1.0, 7.0]
     x[ember.tensor([1], device="cuda"), ember.tensor([-5], device="cuda")] = x[0, :1]

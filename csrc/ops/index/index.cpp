@@ -31,6 +31,15 @@ struct Plan {
   Tensor offsets;  // int64 element offsets, out_shape, zero strides outside B
 };
 
+// An index as int64 on `dev`. A pageable CPU index (a list, a CPU tensor) goes up
+// to a GPU without waiting for the GPU's queue (`to`'s non_blocking from pageable
+// memory stages the bytes before it returns, so the source may die at once); a
+// pinned one is copied blocking, since the caller may write it right after.
+Tensor index_on(const Tensor& idx, const Device& dev) {
+  const bool async = idx.is_cpu() && dev.is_cuda() && !idx.is_pinned();
+  return to(idx, dev, ScalarType::Int64, async);
+}
+
 // Masks become their nonzero coordinates; every index is int64 on self's device.
 std::vector<std::pair<int64_t, Tensor>> expand_indices(const Tensor& self,
                                                        const std::vector<Tensor>& indices) {
@@ -56,14 +65,14 @@ std::vector<std::pair<int64_t, Tensor>> expand_indices(const Tensor& self,
         }
       }
       std::vector<Tensor> cols = nonzero_columns(idx);
-      for (Tensor& c : cols) out.emplace_back(d++, to(c, self.device(), ScalarType::Int64));
+      for (Tensor& c : cols) out.emplace_back(d++, index_on(c, self.device()));
       continue;
     }
     if (!is_integral(idx.dtype(), false)) {
       throw IndexError("tensors used as indices must be long, int, byte or bool tensors");
     }
     EMBER_CHECK(d < self.dim(), "too many indices for tensor of dimension ", self.dim());
-    out.emplace_back(d++, to(idx, self.device(), ScalarType::Int64));
+    out.emplace_back(d++, index_on(idx, self.device()));
   }
   return out;
 }
