@@ -1,5 +1,6 @@
 """Issue 16's rows: the indexing ops on the GPU at about 1 GiB (gather, scatter_add with
-atomics, index_select, masked_fill, take_along_dim), effective bandwidth side by side with
+atomics, index_select, masked_fill, take_along_dim, x[idx], nonzero and x[mask]), effective
+bandwidth side by side with
 torch (bytes read + written once each: the floor these one-pass kernels aim at)."""
 from bench_math import _interleaved_ms
 from harness import gpu_pair
@@ -49,3 +50,19 @@ def run(table):
     tj = torch.randint(0, cols, (1, cols), device="cuda")
     row("take_along_dim 1 GiB f32 (bcast index)", lambda: ember.take_along_dim(x, j, 1),
         lambda: torch.take_along_dim(tx, tj, 1), 2 * GiB)
+    # advanced indexing by a row index: queued, no host check of the indices
+    row("x[idx] 0.5 GiB f32 (rows)", lambda: x[sel], lambda: tx[tsel], GiB)
+    del x, tx
+    # nonzero / boolean masks: counted on the device, one host read of the count, then the
+    # coordinates written on the device (bytes: the mask read, the coordinates written)
+    n = 1 << 26
+    mk, tmk = ember.rand(n, device="cuda") < 0.5, torch.rand(n, device="cuda") < 0.5
+    row("nonzero 64 Mi bool (1-D, half set)", lambda: ember.nonzero(mk),
+        lambda: torch.nonzero(tmk), n + 8 * (n // 2), target=0.8)
+    mk2, tmk2 = mk.view(8192, 8192), tmk.view(8192, 8192)
+    row("nonzero 64 Mi bool (2-D, half set)", lambda: ember.nonzero(mk2),
+        lambda: torch.nonzero(tmk2), n + 16 * (n // 2), target=0.8)
+    v, tv = ember.rand(n, device="cuda"), torch.rand(n, device="cuda")
+    # x[mask]: the mask and the values read, half of them written
+    row("x[mask] 64 Mi f32 (half set)", lambda: v[mk], lambda: tv[tmk], n + 4 * n + 2 * n,
+        target=0.8)

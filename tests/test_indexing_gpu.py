@@ -317,3 +317,110 @@ def test_masked_fill_past_two_to_the_31_elements():
     assert r[0].tolist() == want and r[-1].tolist() == want
     assert r[(1 << 25) - 1].tolist() == want
     del x, r
+
+
+# ---- nonzero and boolean masks on the device (ops/index/nonzero.cu) ------------------------
+
+@pytest.mark.parametrize("shape", [(), (1,), (0,), (17,), (3, 5), (4, 0, 3), (2, 3, 4, 5),
+                                   (1000003,), (7, 1, 33, 2)])
+@pytest.mark.parametrize("density", [0.0, 0.3, 1.0])
+def test_nonzero_and_masks_on_the_device_vs_torch(torch, shape, density):
+    m = np.asarray(RNG.random(shape) < density)
+    em, tm = ember.tensor(m, device="cuda"), torch.tensor(m, device="cuda")
+    same(ember.nonzero(em), torch.nonzero(tm))
+    same(ember.argwhere(em), torch.argwhere(tm))
+    for c, r in zip(ember.nonzero(em, as_tuple=True), torch.nonzero(tm, as_tuple=True)):
+        assert c.device.type == "cuda"
+        same(c, r)
+    a = np.asarray(RNG.standard_normal(shape))
+    e, t = both(torch, a, "float32")
+    same(e.masked_select(em), t.masked_select(tm))
+    if len(shape):
+        same(e[em], t[tm])
+        v = RNG.standard_normal(int(m.sum()))
+        e[em] = ember.tensor(v, device="cuda").float()
+        t[tm] = torch.tensor(v, device="cuda").float()
+        same(e, t)
+        e[em] = -2.0
+        t[tm] = -2.0
+        same(e, t)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "int64", "float16", "bool"])
+def test_nonzero_of_other_dtypes_views_and_offsets_vs_torch(torch, dtype):
+    a = RNG.integers(0, 3, size=(6, 37)).astype(np.float64)
+    a[1, 2] = np.nan if dtype in ("float32", "float16") else a[1, 2]
+    e, t = both(torch, a, dtype)
+    same(ember.nonzero(e), torch.nonzero(t))
+    same(ember.nonzero(e.t()), torch.nonzero(t.t()))          # not contiguous
+    same(ember.nonzero(e[:, 3:]), torch.nonzero(t[:, 3:]))    # unaligned start
+    same(ember.nonzero(e.reshape(-1)[5:]), torch.nonzero(t.reshape(-1)[5:]))
+    if dtype == "bool":
+        x = RNG.standard_normal((6, 37))
+        ex, tx = both(torch, x, "float64")
+        same(ex[e], tx[t])
+        same(ex[:, 3:][e[:, 3:]], tx[:, 3:][t[:, 3:]])
+
+
+def test_mask_beside_an_index_and_on_later_dims_vs_torch(torch):
+    a = RNG.standard_normal((4, 5, 6))
+    e, t = both(torch, a, "float32")
+    m = RNG.random((5, 6)) < 0.5
+    em, tm = ember.tensor(m, device="cuda"), torch.tensor(m, device="cuda")
+    same(e[:, em], t[:, tm])
+    same(e[1:3, em], t[1:3, tm])
+    m1 = np.array([True, False, True, True])
+    em1, tm1 = ember.tensor(m1, device="cuda"), torch.tensor(m1, device="cuda")
+    same(e[em1, 2], t[tm1, 2])
+    same(e[em1, :, [1, 3, 0]], t[tm1, :, [1, 3, 0]])
+
+
+def test_nonzero_past_two_to_the_31_elements():
+    m = ember.zeros(2**31 + 100, dtype=ember.bool, device="cuda")
+    m[ember.tensor([0, 2**31 - 1, 2**31, 2**31 + 99], device="cuda")] = True
+    assert ember.nonzero(m).reshape(-1).tolist() == [0, 2**31 - 1, 2**31, 2**31 + 99]
+    del m
+
+
+def test_nonzero_reads_the_count_once_and_reports_a_pending_index_error():
+    x = ember.arange(6.0, device="cuda")
+    r = x[ember.tensor([2, 6], device="cuda")]
+    with pytest.raises(IndexError, match="index: index 6 is out of bounds"):
+        x[x > 2]  # the count's host read is a synchronising call
+    assert r.tolist() == [2.0, 0.0]
+    assert x[x > 2].tolist() == [3.0, 4.0, 5.0]
+
+
+# ---- advanced indexing without a host check (ops/index/index.cu) --------------------------
+
+def test_advanced_indexing_queues_and_surfaces_bad_indices_at_the_sync(torch):
+    x = ember.arange(12.0, device="cuda").reshape(3, 4)
+    i05, i11, im52 = (ember.tensor(v, device="cuda") for v in ([0, 5], [1, 1], [-5, 2]))
+    ember.cuda.set_sync_debug_mode("error")
+    try:  # nothing here waits for the GPU
+        r = x[i05, 1]
+        s = x[:, x.long()[0, 1:3]]
+        x[i11, im52] = x[0, :2]
+        lst = x[[2, 0], [3, -4]]  # a list goes up without waiting for the GPU
+    finally:
+        ember.cuda.set_sync_debug_mode("default")
+    with pytest.raises(IndexError, match=r"index: index 5 is out of bounds for dimension 0 "
+                                         r"with size 3"):
+        ember.cuda.synchronize()
+    ember.cuda.synchronize()  # reported once (the setitem's bad index was not recorded again)
+    assert r.tolist() == [1.0, 0.0]  # the bad index read zero
+    assert s.tolist() == [[1.0, 2.0], [5.0, 6.0], [9.0, 10.0]]
+    assert lst.tolist() == [11.0, 0.0]
+    # the setitem skipped (1, -5) and wrote (1, 2)
+    assert x[1].tolist() == [4.0, 5.0, 1.0, 7.0]
+    x[ember.tensor([1], device="cuda"), ember.tensor([-5], device="cuda")] = x[0, :1]
+    with pytest.raises(IndexError, match=r"index_put_: index -5 is out of bounds for "
+                                         r"dimension 1 with size 4"):
+        x.cpu()
+    assert x[1].tolist() == [4.0, 5.0, 1.0, 7.0]
+    g = ember.zeros(3, device="cuda").index_put_((ember.tensor([0, 7, 0], device="cuda"),),
+                                                ember.ones(3, device="cuda"), accumulate=True)
+    with pytest.raises(IndexError, match="index 7 is out of bounds"):
+        ember.cuda.synchronize()
+    assert g.tolist() == [2.0, 0.0, 0.0]
+    assert ember.ones(2, device="cuda").tolist() == [1.0, 1.0]

@@ -119,7 +119,7 @@ void bind_index_ops(py::module_& m) {
         py::gil_scoped_release nogil;
         return ops::nonzero_columns(t);
       },
-      py::arg("t"), "The coordinates of t's nonzero elements: one int64 CPU tensor per dim.");
+      py::arg("t"), "The coordinates of t's nonzero elements: one int64 tensor per dim, on t's device.");
   ix.def(
       "check_index_errors", [](py::handle device) {
         const Device d = device_arg(device);

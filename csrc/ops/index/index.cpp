@@ -31,6 +31,15 @@ struct Plan {
   Tensor offsets;  // int64 element offsets, out_shape, zero strides outside B
 };
 
+// An index as int64 on `dev`. A pageable CPU index (a list, a CPU tensor) goes up
+// to a GPU without waiting for the GPU's queue (`to`'s non_blocking from pageable
+// memory stages the bytes before it returns, so the source may die at once); a
+// pinned one is copied blocking, since the caller may write it right after.
+Tensor index_on(const Tensor& idx, const Device& dev) {
+  const bool async = idx.is_cpu() && dev.is_cuda() && !idx.is_pinned();
+  return to(idx, dev, ScalarType::Int64, async);
+}
+
 // Masks become their nonzero coordinates; every index is int64 on self's device.
 std::vector<std::pair<int64_t, Tensor>> expand_indices(const Tensor& self,
                                                        const std::vector<Tensor>& indices) {
@@ -56,21 +65,22 @@ std::vector<std::pair<int64_t, Tensor>> expand_indices(const Tensor& self,
         }
       }
       std::vector<Tensor> cols = nonzero_columns(idx);
-      for (Tensor& c : cols) out.emplace_back(d++, to(c, self.device(), ScalarType::Int64));
+      for (Tensor& c : cols) out.emplace_back(d++, index_on(c, self.device()));
       continue;
     }
     if (!is_integral(idx.dtype(), false)) {
       throw IndexError("tensors used as indices must be long, int, byte or bool tensors");
     }
     EMBER_CHECK(d < self.dim(), "too many indices for tensor of dimension ", self.dim());
-    out.emplace_back(d++, to(idx, self.device(), ScalarType::Int64));
+    out.emplace_back(d++, index_on(idx, self.device()));
   }
   return out;
 }
 
 // `checks`, when given, runs on the result's shape before any index is read
 // (index_put_'s value checks come before the bounds checks, as in torch).
-Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices,
+// `op` names the op in the record of a bad GPU index.
+Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices, const char* op,
                const std::function<void(const Shape&)>& checks = nullptr) {
   auto adv = expand_indices(self, indices);
   EMBER_CHECK(!adv.empty(), "index: no index tensors were given");
@@ -140,7 +150,7 @@ Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices,
   Tensor off = Tensor::empty(B, ScalarType::Int64, self.device());
 #if EMBER_WITH_CUDA
   if (self.is_cuda()) {
-    internal::index_offsets_cuda(idx, dims, sizes, strides, off);
+    internal::index_offsets_cuda(idx, dims, sizes, strides, off, op);
   } else {
     internal::index_offsets_cpu(idx, dims, sizes, strides, off);
   }
@@ -217,6 +227,9 @@ void index_offsets_cpu(const std::vector<Tensor>& idx, const Shape& dims, const 
 }  // namespace internal
 
 std::vector<Tensor> nonzero_columns(const Tensor& t) {
+#if EMBER_WITH_CUDA
+  if (t.is_cuda()) return internal::nonzero_columns_cuda(t);
+#endif
   const Tensor c = contiguous(to(t, kCpu, ScalarType::Bool));
   const auto* v = static_cast<const bool*>(c.data_ptr());
   const int64_t n = c.numel(), nd = c.dim();
@@ -248,7 +261,7 @@ std::vector<Tensor> nonzero_columns(const Tensor& t) {
 }
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
-  const Plan p = make_plan(self, indices);
+  const Plan p = make_plan(self, indices, "index");
   Tensor out = Tensor::empty(p.out_shape, self.dtype(), self.device());
   if (out.numel() == 0) return out;
 #if EMBER_WITH_CUDA
@@ -288,7 +301,7 @@ void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Te
                               torch_scalar_name(values.dtype()), " for the source."));
     }
   };
-  const Plan p = make_plan(self, indices, checks);
+  const Plan p = make_plan(self, indices, "index_put_", checks);
   Tensor v = to(values, self.device(), self.dtype());
   if (v.storage().get() == self.storage().get()) v = clone(v);  // read before writing
   v = expand(v, p.out_shape);
