@@ -1435,8 +1435,9 @@ for _n, _t in (("sgn", "exact"), ("signbit", "exact"), ("positive", "exact"),
 # torch.special's functions (ops/pointwise/special.hpp): no Tensor methods
 for _n in ("i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "erfcx", "entr", "bessel_j0",
            "bessel_j1"):
-    _unary("special." + _n, fn="special." + _n, tol="special", method=False, inplace=False,
-           weight=0.2)
+    _unary("special." + _n, fn="special." + _n,
+           tol="bessel" if _n.startswith("bessel") else "special", method=False,
+           inplace=False, weight=0.2)
 for _n, _f, _t in (("F.logsigmoid", "nn.functional.logsigmoid", "math_x"),
                    ("F.hardtanh", "nn.functional.hardtanh", "exact"),
                    ("F.relu6", "nn.functional.relu6", "exact"),
@@ -1907,6 +1908,11 @@ TOLERANCES = {
     # agreement to the algorithms' accuracy, not to the last bits
     "special": {"float16": (2, 0, "none"), "bfloat16": (2, 0, "none"),
                 "float32": (256, 0, "none"), "float64": (1 << 16, 0, "none")},
+    # bessel_j0/j1: bounded by 1; ember calls the C library's (and CUDA's) j0/j1, torch its
+    # Cephes port, which is off by up to ~2e-7 absolute in float64 near J0's zeros
+    # (j0(5.325043422813609): glibc -0.0671366446470869 = mpmath; torch -0.0671368692)
+    "bessel": {"float16": (2, 0, "none"), "bfloat16": (2, 0, "none"),
+               "float32": (256, 8, "one"), "float64": (1 << 16, 1 << 31, "one")},
     # functions bounded by ~1 that torch computes to an absolute accuracy (its vectorized
     # erf/tanh/sin are polynomials: erf(1e-8) is 0 in torch's bfloat16)
     # (its bfloat16 erf is 3e-7 off near 0: erf(-1.98e-6) is -1.97e-6 there)
@@ -2382,6 +2388,15 @@ DEVIATIONS = {
     # clamp with one number bound that is NaN: torch's CPU kernel keeps x in its scalar loop
     # (max(x, nan) is x) and gives NaN in its vectorized blocks, so the result depends on
     # the length and the CPU; its CUDA kernel keeps x everywhere, as ember does.
+    # ldexp(x, n) with |n| beyond any float exponent: torch takes 2**n in n's dtype (an
+    # integer power that wraps for int64 n), ember in float (0 or inf, as math says)
+    "ldexp-huge-exponent": (
+        lambda case, to, eo: case.op.split("[")[0] == "ldexp" and len(case.args) > 1
+        and any(abs(int(v)) > 2 ** 20 for v in np.asarray(
+            case.args[1].base if isinstance(case.args[1], TensorSpec) else [case.args[1]]
+        ).reshape(-1) if isinstance(v, (int, np.integer)) and not isinstance(v, bool)),
+        "ldexp with an exponent beyond the float range: torch's 2**n in n's integer dtype "
+        "wraps; ember gives 0 or inf"),
     "clamp-nan-bound": (
         lambda case, to, eo: case.device == "cpu" and case.op.split("[")[0] in (
             "clamp", "clip", "clamp_min", "clamp_max") and to.exc is None and eo.exc is None
