@@ -153,6 +153,9 @@ def msort(input, *, out=None):
     return _out("msort", _sort(input, 0, False)[0], out, input)
 
 
+_TOPK_SELECT_MIN = 1 << 16  # one CUDA line at least this long: radix select (topk.cu)
+
+
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """torch.topk: the k largest (smallest) elements along dim, in order, and their indices."""
     _check_input("topk", input)
@@ -162,10 +165,19 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     size = input.shape[d] if input.dim() else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
-    values, indices = _core.sort(input, d, bool(largest))
-    if input.dim():
-        values, indices = values.narrow(d, 0, k), indices.narrow(d, 0, k).contiguous()
-        values = values.contiguous()
+    if input.is_cuda and input.numel() == size and size >= _TOPK_SELECT_MIN and 1 <= k \
+            and k * 8 <= size:
+        # One long line: radix select the k candidates (no full sort), then sort them.
+        cand, cand_idx = _core.topk_candidates(input, k, bool(largest))
+        values, order = _core.sort(cand, 0, bool(largest))
+        shape = list(input.shape)
+        shape[d] = k
+        values, indices = values.reshape(shape), cand_idx[order].reshape(shape)
+    else:
+        values, indices = _core.sort(input, d, bool(largest))
+        if input.dim():
+            values, indices = values.narrow(d, 0, k), indices.narrow(d, 0, k).contiguous()
+            values = values.contiguous()
     values = _with_grad(input, values, indices, d)
     return _pair_out("topk", _TopkT(values, indices), out, _TopkT, input)
 
