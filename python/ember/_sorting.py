@@ -172,7 +172,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         values, order = _core.sort(cand, 0, bool(largest))
         shape = list(input.shape)
         shape[d] = k
-        values, indices = values.reshape(shape), cand_idx[order].reshape(shape)
+        values, indices = values.reshape(shape), cand_idx.gather(0, order).reshape(shape)
     else:
         values, indices = _core.sort(input, d, bool(largest))
         if input.dim():
