@@ -3,6 +3,7 @@
 // 128x8, 256x8, 256x16), chosen at run time by the line length; one
 // instantiation each (the element width is a run-time switch inside the
 // kernel, uniform across the block), to keep the compile time small.
+#include <cub/block/block_exchange.cuh>
 #include <cub/block/block_radix_sort.cuh>
 
 #include <algorithm>
@@ -55,9 +56,11 @@ __device__ __forceinline__ void store_value(const void* x, int64_t src, void* ou
 }
 
 // Line r = (o, i) of the [outer, n, inner] view per block (grid-stride over
-// lines). Thread t holds positions t * ITEMS .. t * ITEMS + ITEMS - 1 (the
-// blocked arrangement, whose order BlockRadixSort keeps among equal keys:
-// stable); positions >= n are padding with the all-ones key, which sort after
+// lines). The keys are loaded striped (position it * THREADS + t in thread t's
+// item it: a warp's loads are contiguous for inner == 1), then exchanged
+// through shared memory so thread t holds positions t * ITEMS .. t * ITEMS +
+// ITEMS - 1 (the blocked arrangement, whose order BlockRadixSort keeps among
+// equal keys: stable); positions >= n are padding with the all-ones key, which sort after
 // every real element (real keys of a w-byte dtype are below 2^(8w); equal
 // all-ones keys keep the padding, which comes last, last). The sort leaves
 // sorted rank it * THREADS + t in thread t's item it (striped), so the writes
@@ -68,7 +71,11 @@ __global__ void __launch_bounds__(THREADS)
                       sort_keys::Kind kind, bool bf16, bool descending, void* out,
                       int64_t* out_idx) {
   using Sort = cub::BlockRadixSort<uint32_t, THREADS, ITEMS, int>;
-  __shared__ typename Sort::TempStorage tmp;
+  using Exchange = cub::BlockExchange<uint32_t, THREADS, ITEMS>;
+  __shared__ union {
+    typename Sort::TempStorage sort;
+    typename Exchange::TempStorage exchange;
+  } tmp;
   for (int64_t r = blockIdx.x; r < lines; r += gridDim.x) {
     const int64_t o = r / inner, i = r - o * inner;
     const int64_t base = o * int64_t(n) * inner + i;
@@ -76,12 +83,15 @@ __global__ void __launch_bounds__(THREADS)
     int vals[ITEMS];
 #pragma unroll
     for (int it = 0; it < ITEMS; ++it) {
-      const int j = int(threadIdx.x) * ITEMS + it;
-      vals[it] = j;
+      const int j = it * THREADS + int(threadIdx.x);
       keys[it] = j < n ? load_key(x, base + int64_t(j) * inner, width, kind, bf16, descending)
                        : 0xFFFFFFFFu;
     }
-    Sort(tmp).SortBlockedToStriped(keys, vals, 0, width * 8);
+    Exchange(tmp.exchange).StripedToBlocked(keys, keys);
+#pragma unroll
+    for (int it = 0; it < ITEMS; ++it) vals[it] = int(threadIdx.x) * ITEMS + it;
+    __syncthreads();  // the exchange's storage becomes the sort's
+    Sort(tmp.sort).SortBlockedToStriped(keys, vals, 0, width * 8);
 #pragma unroll
     for (int it = 0; it < ITEMS; ++it) {
       const int p = it * THREADS + int(threadIdx.x);

@@ -64,24 +64,62 @@ __global__ void select_init_kernel(SelectState* st, unsigned int k) {
   }
 }
 
+// Sum of v over the block (256 threads); every thread gets it. `red` holds 8.
+__device__ __forceinline__ unsigned int block_sum(unsigned int v, unsigned int* red) {
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, off);
+  if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
+  __syncthreads();
+  unsigned int s = 0;
+#pragma unroll
+  for (int w = 0; w < kSelThreads / 32; ++w) s += red[w];
+  __syncthreads();
+  return s;
+}
+
 // The histogram of digit (key >> shift) & 255 of the elements whose higher
 // digits equal the prefix picked so far (block histogram in shared memory,
-// then added to the global one).
+// then added to the global one). Block b reads chunk [b * chunk, (b + 1) *
+// chunk). The last digit's pass (shift 0; `below` given) also keeps each
+// block's own histogram (chist[b * 256 + d]) and how many of its keys are
+// below the prefix in their higher digits (below[b]), from which
+// select_counts_kernel derives each chunk's counts below and equal to the k-th
+// key without another pass over the input.
 __global__ void __launch_bounds__(kSelThreads)
     radix_hist_kernel(const void* x, int64_t n, int width, sort_keys::Kind kind, bool bf16,
-                      bool largest, int shift, SelectState* st) {
+                      bool largest, int shift, int64_t chunk, SelectState* st,
+                      unsigned int* chist, unsigned int* below) {
   __shared__ unsigned int sh[256];
+  __shared__ unsigned int red[kSelThreads / 32];
   sh[threadIdx.x] = 0;
   __syncthreads();
   const u64 prefix = st->prefix, mask = st->mask;
-  const int64_t stride = int64_t(gridDim.x) * kSelThreads;
-  for (int64_t e = int64_t(blockIdx.x) * kSelThreads + threadIdx.x; e < n; e += stride) {
-    const u64 k = key_at(x, e, width, kind, bf16, largest);
-    if ((k & mask) == prefix) atomicAdd(&sh[unsigned(k >> shift) & 255u], 1u);
+  const int64_t lo = int64_t(blockIdx.x) * chunk, hi = lo + chunk < n ? lo + chunk : n;
+  unsigned int under = 0;
+  // Four loads in flight per thread, then their bins.
+  for (int64_t e0 = lo + threadIdx.x; e0 < hi; e0 += 4 * kSelThreads) {
+    u64 k[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const int64_t e = e0 + int64_t(u) * kSelThreads;
+      k[u] = e < hi ? key_at(x, e, width, kind, bf16, largest) : 0ull;
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      if (e0 + int64_t(u) * kSelThreads < hi) {
+        const u64 high = k[u] & mask;
+        if (high == prefix) atomicAdd(&sh[unsigned(k[u] >> shift) & 255u], 1u);
+        under += high < prefix ? 1u : 0u;
+      }
+    }
   }
   __syncthreads();
   const unsigned int c = sh[threadIdx.x];
   if (c != 0) atomicAdd(&st->hist[threadIdx.x], c);
+  if (below != nullptr) {
+    chist[int64_t(blockIdx.x) * 256 + threadIdx.x] = c;
+    under = block_sum(under, red);
+    if (threadIdx.x == 0) below[blockIdx.x] = under;
+  }
 }
 
 // One block of 256 threads: the digit d whose bin holds the k_rem-th key
@@ -110,36 +148,19 @@ __global__ void __launch_bounds__(kSelThreads) radix_pick_kernel(int shift, Sele
   st->hist[t] = 0;
 }
 
-// Sum of v over the block (256 threads); every thread gets it. `red` holds 8.
-__device__ __forceinline__ unsigned int block_sum(unsigned int v, unsigned int* red) {
-  for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, off);
-  if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
-  __syncthreads();
-  unsigned int s = 0;
-#pragma unroll
-  for (int w = 0; w < kSelThreads / 32; ++w) s += red[w];
-  __syncthreads();
-  return s;
-}
-
-// Block b (chunk [b * chunk, (b + 1) * chunk)): how many of its elements have a
-// key below the k-th key T (cnt[b]) and equal to it (cnt[blocks + b]).
+// Block b: how many keys of chunk b are below the k-th key T (cnt[b]) and
+// equal to it (cnt[blocks + b]), from the last pass's chunk histogram: those
+// below in their higher digits plus those of the last digit below T's.
 __global__ void __launch_bounds__(kSelThreads)
-    select_count_kernel(const void* x, int64_t n, int width, sort_keys::Kind kind, bool bf16,
-                        bool largest, int64_t chunk, const SelectState* st, unsigned int* cnt) {
+    select_counts_kernel(const SelectState* st, const unsigned int* chist,
+                         const unsigned int* below, unsigned int* cnt) {
   __shared__ unsigned int red[kSelThreads / 32];
-  const u64 T = st->prefix;
-  const int64_t lo = int64_t(blockIdx.x) * chunk, hi = lo + chunk < n ? lo + chunk : n;
-  unsigned int lt = 0, eq = 0;
-  for (int64_t e = lo + threadIdx.x; e < hi; e += kSelThreads) {
-    const u64 k = key_at(x, e, width, kind, bf16, largest);
-    lt += k < T ? 1u : 0u;
-    eq += k == T ? 1u : 0u;
-  }
-  lt = block_sum(lt, red);
-  eq = block_sum(eq, red);
+  const unsigned int d = unsigned(st->prefix & 0xFFu);
+  const unsigned int v = chist[int64_t(blockIdx.x) * 256 + threadIdx.x];
+  const unsigned int lt = block_sum(threadIdx.x < d ? v : 0u, red);
+  const unsigned int eq = block_sum(threadIdx.x == d ? v : 0u, red);
   if (threadIdx.x == 0) {
-    cnt[blockIdx.x] = lt;
+    cnt[blockIdx.x] = below[blockIdx.x] + lt;
     cnt[gridDim.x + blockIdx.x] = eq;
   }
 }
@@ -163,7 +184,14 @@ __global__ void __launch_bounds__(kSelThreads)
     b += cnt[gridDim.x + j];
   }
   unsigned int run_lt = block_sum(a, red), run_eq = block_sum(b, red);
-  if (run_lt >= lt_total && run_eq >= k_rem) return;  // uniform: nothing left to take
+  // What this chunk contributes: all its keys below T, and its keys equal to T
+  // while fewer than k_rem came before. A chunk with none returns at once, the
+  // others once they have written theirs (uniform: run_* are block totals).
+  const unsigned int my_eq = cnt[gridDim.x + blockIdx.x];
+  const unsigned int want_eq =
+      run_eq >= k_rem ? 0u : (my_eq < k_rem - run_eq ? my_eq : k_rem - run_eq);
+  const unsigned int end_lt = run_lt + cnt[blockIdx.x], end_eq = run_eq + want_eq;
+  if (run_lt >= end_lt && want_eq == 0) return;
   const int64_t lo = int64_t(blockIdx.x) * chunk, hi = lo + chunk < n ? lo + chunk : n;
   for (int64_t start = lo; start < hi; start += kSelThreads) {
     const int64_t e = start + t;
@@ -203,6 +231,7 @@ __global__ void __launch_bounds__(kSelThreads)
     }
     run_lt += total & 0xFFFFu;
     run_eq += total >> 16;
+    if (run_lt >= end_lt && run_eq >= end_eq) break;
   }
 }
 
@@ -221,26 +250,30 @@ void topk_candidates_cuda(const Tensor& xc, int64_t k, bool largest, const Tenso
   int64_t blocks = std::min<int64_t>(1024, (n + kSelThreads - 1) / kSelThreads);
   const int64_t chunk = ((n + blocks - 1) / blocks + kSelThreads - 1) / kSelThreads * kSelThreads;
   blocks = (n + chunk - 1) / chunk;
-  const Tensor scratch =
-      Tensor::empty({int64_t(sizeof(SelectState)) + 2 * blocks * 4 + 16}, ScalarType::UInt8, dev);
+  // One allocation: the state, cnt (2 x blocks), below (blocks), chist (256 x blocks).
+  const Tensor scratch = Tensor::empty({int64_t(sizeof(SelectState)) + 259 * blocks * 4 + 16},
+                                       ScalarType::UInt8, dev);
   SelectState* st = static_cast<SelectState*>(scratch.data_ptr());
   unsigned int* cnt = reinterpret_cast<unsigned int*>(static_cast<char*>(scratch.data_ptr()) +
                                                       sizeof(SelectState));
+  unsigned int* below = cnt + 2 * blocks;
+  unsigned int* chist = below + blocks;
   const void* x = xc.data_ptr();
-  const unsigned hist_blocks = unsigned(std::min<int64_t>(1024, (n + kSelThreads - 1) / kSelThreads));
+  const unsigned grid = unsigned(blocks);
   select_init_kernel<<<1, 256, 0, stream>>>(st, unsigned(k));
   EMBER_KERNEL_LAUNCH_CHECK();
   for (int shift = width * 8 - 8; shift >= 0; shift -= 8) {
-    radix_hist_kernel<<<hist_blocks, kSelThreads, 0, stream>>>(x, n, width, kind, bf16, largest,
-                                                                shift, st);
+    const bool last = shift == 0;
+    radix_hist_kernel<<<grid, kSelThreads, 0, stream>>>(x, n, width, kind, bf16, largest, shift,
+                                                         chunk, st, last ? chist : nullptr,
+                                                         last ? below : nullptr);
     EMBER_KERNEL_LAUNCH_CHECK();
     radix_pick_kernel<<<1, kSelThreads, 0, stream>>>(shift, st);
     EMBER_KERNEL_LAUNCH_CHECK();
   }
-  select_count_kernel<<<unsigned(blocks), kSelThreads, 0, stream>>>(x, n, width, kind, bf16,
-                                                                     largest, chunk, st, cnt);
+  select_counts_kernel<<<grid, kSelThreads, 0, stream>>>(st, chist, below, cnt);
   EMBER_KERNEL_LAUNCH_CHECK();
-  select_write_kernel<<<unsigned(blocks), kSelThreads, 0, stream>>>(
+  select_write_kernel<<<grid, kSelThreads, 0, stream>>>(
       x, n, width, kind, bf16, largest, chunk, st, cnt, unsigned(k), values.data_ptr(),
       static_cast<int64_t*>(indices.data_ptr()));
   EMBER_KERNEL_LAUNCH_CHECK();
