@@ -95,20 +95,29 @@ __global__ void __launch_bounds__(kSelThreads)
   const u64 prefix = st->prefix, mask = st->mask;
   const int64_t lo = int64_t(blockIdx.x) * chunk, hi = lo + chunk < n ? lo + chunk : n;
   unsigned int under = 0;
-  // Four loads in flight per thread, then their bins.
-  for (int64_t e0 = lo + threadIdx.x; e0 < hi; e0 += 4 * kSelThreads) {
+  // Four loads in flight per thread, then their bins. The loop is uniform over
+  // the block (warp votes below need every lane); lanes of a warp adding to the
+  // same bin are aggregated (one shared atomic per distinct bin: the top digit
+  // of typical data falls in a few bins, whose atomics would else serialise).
+  const unsigned int lane = threadIdx.x & 31u;
+  for (int64_t b0 = lo; b0 < hi; b0 += 4 * kSelThreads) {
     u64 k[4];
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
-      const int64_t e = e0 + int64_t(u) * kSelThreads;
+      const int64_t e = b0 + int64_t(u) * kSelThreads + threadIdx.x;
       k[u] = e < hi ? key_at(x, e, width, kind, bf16, largest) : 0ull;
     }
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
-      if (e0 + int64_t(u) * kSelThreads < hi) {
-        const u64 high = k[u] & mask;
-        if (high == prefix) atomicAdd(&sh[unsigned(k[u] >> shift) & 255u], 1u);
-        under += high < prefix ? 1u : 0u;
+      const bool in = b0 + int64_t(u) * kSelThreads + threadIdx.x < hi;
+      const u64 high = k[u] & mask;
+      const bool hit = in && high == prefix;
+      under += (in && high < prefix) ? 1u : 0u;
+      const unsigned int active = __ballot_sync(0xFFFFFFFFu, hit);
+      if (hit) {
+        const unsigned int bin = unsigned(k[u] >> shift) & 255u;
+        const unsigned int peers = __match_any_sync(active, bin);
+        if (lane == unsigned(__ffs(peers) - 1)) atomicAdd(&sh[bin], unsigned(__popc(peers)));
       }
     }
   }
