@@ -314,3 +314,19 @@ def test_unique_integers_narrow_keys(name, torch):
         t = torch.unique(tx, return_inverse=True, return_counts=True)
         for p, q in zip(e, t):
             same(p, q, torch)
+
+
+@pytest.mark.parametrize("name", ["float32", "int64", "float16", "uint8"])
+def test_kthvalue_radix_select_one_long_line(name, torch):
+    n = (1 << 17) + 5
+    x = make(name, (n,), seed=24)
+    tx = tt(x, torch)
+    for k in (1, 2, 100, n // 8, n // 2, n - n // 8 + 1, n - 99, n):  # both sides, and a sort
+        e, t = ember.kthvalue(x, k), torch.kthvalue(tx, k)
+        same(e.values, t.values, torch)
+        assert tuple(e.indices.shape) == ()
+        torch.testing.assert_close(tx[int(e.indices)], t.values, rtol=0, atol=0, equal_nan=True)
+    x2 = make(name, (1, n), seed=25)
+    e, t = ember.kthvalue(x2, 7, 1, keepdim=True), torch.kthvalue(tt(x2, torch), 7, 1, keepdim=True)
+    same(e.values, t.values, torch)
+    assert tuple(e.indices.shape) == (1, 1)
