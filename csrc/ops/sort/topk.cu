@@ -202,44 +202,56 @@ __global__ void __launch_bounds__(kSelThreads)
   const unsigned int end_lt = run_lt + cnt[blockIdx.x], end_eq = run_eq + want_eq;
   if (run_lt >= end_lt && want_eq == 0) return;
   const int64_t lo = int64_t(blockIdx.x) * chunk, hi = lo + chunk < n ? lo + chunk : n;
-  for (int64_t start = lo; start < hi; start += kSelThreads) {
-    const int64_t e = start + t;
-    u64 key = 0;
-    unsigned int f = 0;
-    if (e < hi) {
-      key = key_at(x, e, width, kind, bf16, largest);
-      f = key < T ? 1u : (key == T ? 0x10000u : 0u);
-    }
-    unsigned int incl = f;
-    for (int off = 1; off < 32; off <<= 1) {
-      const unsigned int v = __shfl_up_sync(0xFFFFFFFFu, incl, off);
-      if (lane >= off) incl += v;
-    }
-    if (lane == 31) red[warp] = incl;
-    __syncthreads();
-    unsigned int before = 0, total = 0;
+  // Groups of four tiles: four loads in flight per thread; a group without a
+  // candidate is skipped whole (its counts add nothing).
+  for (int64_t b0 = lo; b0 < hi; b0 += 4 * kSelThreads) {
+    unsigned int f[4];
+    unsigned int any = 0;
 #pragma unroll
-    for (int w = 0; w < kSelThreads / 32; ++w) {
-      const unsigned int s = red[w];
-      before += w < warp ? s : 0u;
-      total += s;
+    for (int u = 0; u < 4; ++u) {
+      const int64_t e = b0 + int64_t(u) * kSelThreads + t;
+      f[u] = 0;
+      if (e < hi) {
+        const u64 key = key_at(x, e, width, kind, bf16, largest);
+        f[u] = key < T ? 1u : (key == T ? 0x10000u : 0u);
+      }
+      any |= f[u];
     }
-    __syncthreads();  // red is rewritten by the next tile
-    const unsigned int excl = before + incl - f;
-    if (f == 1u) {
-      const unsigned int pos = run_lt + (excl & 0xFFFFu);
-      copy_elem(x, e, out, pos, width);
-      out_idx[pos] = e;
-    } else if (f == 0x10000u) {
-      const unsigned int r = run_eq + (excl >> 16);
-      if (r < k_rem) {
-        const unsigned int pos = lt_total + r;
+    if (__syncthreads_or(any != 0) == 0) continue;
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const int64_t e = b0 + int64_t(u) * kSelThreads + t;
+      unsigned int incl = f[u];
+      for (int off = 1; off < 32; off <<= 1) {
+        const unsigned int v = __shfl_up_sync(0xFFFFFFFFu, incl, off);
+        if (lane >= off) incl += v;
+      }
+      if (lane == 31) red[warp] = incl;
+      __syncthreads();
+      unsigned int before = 0, total = 0;
+#pragma unroll
+      for (int w = 0; w < kSelThreads / 32; ++w) {
+        const unsigned int sum = red[w];
+        before += w < warp ? sum : 0u;
+        total += sum;
+      }
+      __syncthreads();  // red is rewritten by the next tile
+      const unsigned int excl = before + incl - f[u];
+      if (f[u] == 1u) {
+        const unsigned int pos = run_lt + (excl & 0xFFFFu);
         copy_elem(x, e, out, pos, width);
         out_idx[pos] = e;
+      } else if (f[u] == 0x10000u) {
+        const unsigned int r = run_eq + (excl >> 16);
+        if (r < k_rem) {
+          const unsigned int pos = lt_total + r;
+          copy_elem(x, e, out, pos, width);
+          out_idx[pos] = e;
+        }
       }
+      run_lt += total & 0xFFFFu;
+      run_eq += total >> 16;
     }
-    run_lt += total & 0xFFFFu;
-    run_eq += total >> 16;
     if (run_lt >= end_lt && run_eq >= end_eq) break;
   }
 }
