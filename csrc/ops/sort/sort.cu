@@ -336,7 +336,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_keys(const Tensor& xc, bool sorted, bo
   with_temp(dev, [&](void* tmp, size_t& bytes) {
     return cub::DeviceScan::InclusiveSum(tmp, bytes, ids, ids, ni, stream);
   });
-  // The one host synchronisation: the number of runs sizes the results.
+  // The (last) host synchronisation: the number of runs sizes the results.
   cuda::note_host_sync("unique: the number of distinct values sizes the result");
   int64_t count = 0;
   EMBER_CUDA_CHECK(
