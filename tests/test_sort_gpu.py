@@ -247,7 +247,7 @@ def test_sort_short_rows_block_sort(name, torch):
     # one block per row (rows of 1 to 4096 elements of a 1/2/4-byte dtype: every block
     # shape, its padding, stability with ties, NaN and -0.0, both orders, strided rows),
     # and 4097 (the radix paths again)
-    for n in (1, 2, 33, 512, 513, 1024, 1025, 2048, 2049, 4095, 4096, 4097):
+    for n in (1, 2, 33, 128, 129, 512, 513, 1024, 1025, 2048, 2049, 4095, 4096, 4097):
         x = make(name, (7, n), seed=n)
         tx = tt(x, torch)
         for dim, xs, txs in ((1, x, tx), (0, x.t(), tx.t())):
@@ -256,11 +256,12 @@ def test_sort_short_rows_block_sort(name, torch):
                 tv, ti = txs.sort(dim=dim, descending=desc, stable=True)
                 same(v, tv, torch)
                 same(i, ti, torch)
-    x = make(name, (1 << 12, 1000), seed=1)  # many rows, grid of 4096 blocks
-    v, i = x.sort(1, True, stable=True)
-    tv, ti = tt(x, torch).sort(dim=1, descending=True, stable=True)
-    same(v, tv, torch)
-    same(i, ti, torch)
+    for shape in ((1 << 12, 1000), (1 << 14, 20)):  # many rows: grids of 4096 and 16384 blocks
+        x = make(name, shape, seed=1)
+        v, i = x.sort(1, True, stable=True)
+        tv, ti = tt(x, torch).sort(dim=1, descending=True, stable=True)
+        same(v, tv, torch)
+        same(i, ti, torch)
 
 
 @pytest.mark.parametrize("name", ["float32", "int64", "float16", "uint8", "bfloat16", "float64",

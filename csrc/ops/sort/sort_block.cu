@@ -1,6 +1,6 @@
 // Short lines on the GPU: one block per line, cub::BlockRadixSort (see
-// sort_block.hpp). Four block shapes (threads x items per thread: 128x4,
-// 128x8, 256x8, 256x16), chosen at run time by the line length; one
+// sort_block.hpp). Five block shapes (threads x items per thread: 32x4,
+// 128x4, 128x8, 256x8, 256x16), chosen at run time by the line length; one
 // instantiation each (the element width is a run-time switch inside the
 // kernel, uniform across the block), to keep the compile time small.
 #include <cub/block/block_exchange.cuh>
@@ -127,7 +127,9 @@ void sort_block_cuda(const Tensor& xc, const LinePlan& p, bool descending, const
   const int dev_index = xc.device().index;
   cuda::DeviceGuard guard(dev_index);
   cudaStream_t stream = cuda::current_stream(dev_index).handle();
-  if (p.n <= 512) {
+  if (p.n <= 128) {
+    launch<32, 4>(xc, p, descending, values, indices, stream);  // one warp per line
+  } else if (p.n <= 512) {
     launch<128, 4>(xc, p, descending, values, indices, stream);
   } else if (p.n <= 1024) {
     launch<128, 8>(xc, p, descending, values, indices, stream);
