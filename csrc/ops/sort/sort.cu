@@ -372,7 +372,7 @@ void sort_cuda(const Tensor& xc, const LinePlan& p, bool descending, const Tenso
   const int dev_index = xc.device().index;
   cuda::DeviceGuard guard(dev_index);
   cudaStream_t stream = cuda::current_stream(dev_index).handle();
-  if (xc.itemsize() <= 4 && p.n <= kBlockSortMax) {
+  if (p.n <= kBlockSortMax) {
     sort_block_cuda(xc, p, descending, values, indices);  // one block per line
     return;
   }
