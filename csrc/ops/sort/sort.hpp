@@ -10,9 +10,9 @@
 //
 // CPU: each line's (key, index) pairs sorted with std::sort (the index breaks
 // ties: stable), lines spread over the thread pool.
-// GPU: lines of at most 4096 elements of an 8/16/32-bit dtype are sorted one
-// thread block per line (sort_block.cu, cub::BlockRadixSort); longer lines and
-// 64-bit dtypes by CUB's device-wide radix or segmented sort over the keys
+// GPU: lines of at most 4096 elements are sorted one thread block per line
+// (sort_block.cu, cub::BlockRadixSort); longer lines by CUB's device-wide
+// radix or segmented sort over the keys
 // (sort.cu; docs/design/ops_sort.md lists the paths), with the positions as
 // values and a last kernel gathering the values and writing the indices.
 // Scratch from the caching allocator on the current stream; nothing waits for
