@@ -34,7 +34,8 @@ std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending);
 // for integers without inverse); else runs of equal neighbours. NaNs are never
 // equal, -0.0 equals +0.0 (the run keeps its first element). One host
 // synchronisation (the number of runs), two for a sorted int32/int64 input of
-// 2^16+ elements (its range first: only the bits it spans are sorted). The CPU path is composed in Python.
+// 2^16+ elements (its range first: only the bits it spans are sorted). The CPU
+// path is composed in Python.
 std::tuple<Tensor, Tensor, Tensor> unique_flat(const Tensor& x, bool sorted, bool return_inverse,
                                                bool return_counts);
 
