@@ -1,8 +1,10 @@
 """Issue 16's sorting rows: sort, topk and unique of 2^26 elements on the GPU against
 torch (device events; target >= 0.9x torch's speed), plus sort of many short rows (the
-segmented case: 2^16 rows of 1024). ember sorts through CUB's radix sort
-(csrc/ops/sort/sort.cu); topk is a full sort and a slice (no radix select yet), unique a
-sort, a mask and one host read of the count."""
+segmented case: 2^16 rows of 1024). ember sorts one long row through CUB's radix sort
+(csrc/ops/sort/sort.cu), rows of up to 4096 one block per row (sort_block.cu); topk of one
+long row is a radix select and a sort of the k candidates (topk.cu); unique of integers
+reads their range (one host sync), radix-sorts only the bits it spans, and reads the count
+(a second sync)."""
 
 from harness import gpu_pair, gpu_seconds
 

@@ -237,3 +237,94 @@ def test_sort_nan_payloads_and_signed_zero_order(torch):
     assert i.tolist() == [0, 1, 5, 4, 2, 3]
     v, i = x.sort(descending=True, stable=True)
     assert i.tolist() == [2, 3, 4, 0, 1, 5]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_sort_short_rows_block_sort(name, torch):
+    # one block per row (rows of 1 to 4096 elements: every block shape of 32- and
+    # 64-bit keys, its padding, stability with ties, NaN and -0.0, both orders, strided rows),
+    # and 4097 (the radix paths again)
+    for n in (1, 2, 33, 128, 129, 512, 513, 1024, 1025, 2048, 2049, 4095, 4096, 4097):
+        x = make(name, (7, n), seed=n)
+        tx = tt(x, torch)
+        for dim, xs, txs in ((1, x, tx), (0, x.t(), tx.t())):
+            for desc in (False, True):
+                v, i = xs.sort(dim, desc, stable=True)
+                tv, ti = txs.sort(dim=dim, descending=desc, stable=True)
+                same(v, tv, torch)
+                same(i, ti, torch)
+    for shape in ((1 << 12, 1000), (1 << 14, 20)):  # many rows: grids of 4096 and 16384 blocks
+        x = make(name, shape, seed=1)
+        v, i = x.sort(1, True, stable=True)
+        tv, ti = tt(x, torch).sort(dim=1, descending=True, stable=True)
+        same(v, tv, torch)
+        same(i, ti, torch)
+
+
+@pytest.mark.parametrize("name", ["float32", "int64", "float16", "uint8", "bfloat16", "float64",
+                                  "int32", "int8"])
+def test_topk_radix_select_one_long_line(name, torch):
+    n = (1 << 17) + 5
+    for ties in (False, True):
+        x = make(name, (n,), seed=21, ties=ties)
+        tx = tt(x, torch)
+        for k in (1, 7, 1000, n // 8):
+            for largest in (True, False):
+                e, t = ember.topk(x, k, 0, largest), torch.topk(tx, k, 0, largest)
+                same(e.values, t.values, torch)
+                ti = tt(e.indices, torch)
+                assert ti.unique().numel() == k  # distinct elements
+                torch.testing.assert_close(tx[ti], t.values, rtol=0, atol=0, equal_nan=True)
+    x = make("float32", (1, n), seed=22)  # a line with other dims of size 1
+    tx = tt(x, torch)
+    e, t = ember.topk(x, 100, 1), torch.topk(tx, 100, 1)
+    same(e.values, t.values, torch)
+    assert tuple(e.indices.shape) == (1, 100)
+    z = ember.zeros((n,), device="cuda")  # every element equal: the first k, in order
+    e = ember.topk(z, 50)
+    assert e.indices.tolist() == list(range(50))
+    s = ember.cuda.Stream()  # no host synchronisation
+    s.wait_stream(ember.cuda.current_stream())
+    with ember.cuda.stream(s):
+        ember.cuda._sleep(5_000_000)
+        e = ember.topk(x, 100, 1)
+        done = ember.cuda.Event()
+        done.record()
+    assert not done.query()
+    done.synchronize()
+    same(e.values, torch.topk(tx, 100, 1).values, torch)
+
+
+@pytest.mark.parametrize("name", ["int64", "int32"])
+def test_unique_integers_narrow_keys(name, torch):
+    g = np.random.default_rng(23)
+    cases = [g.integers(-(1 << 19), 1 << 19, 1 << 18),           # ~20 bits, negative
+             g.integers(1 << 40, (1 << 40) + 1000, 1 << 17),     # huge offset, 10 bits
+             g.integers(-(1 << 62), 1 << 62, 1 << 17),           # full 64 bits
+             np.full(1 << 17, -7)]                               # one value (0 bits)
+    for a in cases:
+        if name == "int32":
+            a = (a % (1 << 31)) - (1 << 30)
+        x = ember.from_numpy(a).cuda().to(getattr(ember, name))
+        tx = tt(x, torch)
+        same(ember.unique(x), torch.unique(tx), torch)
+        e = ember.unique(x, return_inverse=True, return_counts=True)
+        t = torch.unique(tx, return_inverse=True, return_counts=True)
+        for p, q in zip(e, t):
+            same(p, q, torch)
+
+
+@pytest.mark.parametrize("name", ["float32", "int64", "float16", "uint8"])
+def test_kthvalue_radix_select_one_long_line(name, torch):
+    n = (1 << 17) + 5
+    x = make(name, (n,), seed=24)
+    tx = tt(x, torch)
+    for k in (1, 2, 100, n // 8, n // 2, n - n // 8 + 1, n - 99, n):  # both sides, and a sort
+        e, t = ember.kthvalue(x, k), torch.kthvalue(tx, k)
+        same(e.values, t.values, torch)
+        assert tuple(e.indices.shape) == ()
+        torch.testing.assert_close(tx[int(e.indices)], t.values, rtol=0, atol=0, equal_nan=True)
+    x2 = make(name, (1, n), seed=25)
+    e, t = ember.kthvalue(x2, 7, 1, keepdim=True), torch.kthvalue(tt(x2, torch), 7, 1, keepdim=True)
+    same(e.values, t.values, torch)
+    assert tuple(e.indices.shape) == (1, 1)

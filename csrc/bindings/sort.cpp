@@ -10,6 +10,7 @@
 #include "ops/sort/cum_extreme.hpp"
 #include "ops/sort/search.hpp"
 #include "ops/sort/sort.hpp"
+#include "ops/sort/topk.hpp"
 
 namespace ember::bindings {
 
@@ -33,6 +34,16 @@ void bind_sort(py::module_& m) {
       py::arg("input"), py::arg("sorted"), py::arg("return_inverse"), py::arg("return_counts"),
       "(values, inverse, counts) of the distinct elements of a CUDA tensor (sorted) or of its "
       "runs of equal neighbours; inverse and counts empty unless asked for. One host sync.");
+  s.def(
+      "topk_candidates",
+      [](const Tensor& x, int64_t k, bool largest) {
+        py::gil_scoped_release nogil;
+        return ops::topk_candidates(x, k, largest);
+      },
+      py::arg("input"), py::arg("k"), py::arg("largest"),
+      "(values, int64 indices) of the k largest (smallest) elements of a CUDA tensor "
+      "(flattened), by radix select: unsorted (those beyond the k-th, then enough equal to it, "
+      "each in input order). No host sync.");
   s.def(
       "searchsorted",
       [](const Tensor& seq, const Tensor& values, bool right, bool out_int32) {

@@ -153,6 +153,15 @@ def msort(input, *, out=None):
     return _out("msort", _sort(input, 0, False)[0], out, input)
 
 
+_TOPK_SELECT_MIN = 1 << 16  # one CUDA line at least this long: radix select (topk.cu)
+
+
+def _one_long_cuda_line(input, size):
+    """Whether topk/kthvalue of input along a dim of `size` is one CUDA line (every other
+    dim of size 1) long enough for the radix select."""
+    return input.is_cuda and input.numel() == size and size >= _TOPK_SELECT_MIN
+
+
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """torch.topk: the k largest (smallest) elements along dim, in order, and their indices."""
     _check_input("topk", input)
@@ -162,10 +171,18 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     size = input.shape[d] if input.dim() else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
-    values, indices = _core.sort(input, d, bool(largest))
-    if input.dim():
-        values, indices = values.narrow(d, 0, k), indices.narrow(d, 0, k).contiguous()
-        values = values.contiguous()
+    if _one_long_cuda_line(input, size) and 1 <= k and k * 8 <= size:
+        # One long line: radix select the k candidates (no full sort), then sort them.
+        cand, cand_idx = _core.topk_candidates(input, k, bool(largest))
+        values, order = _core.sort(cand, 0, bool(largest))
+        shape = list(input.shape)
+        shape[d] = k
+        values, indices = values.reshape(shape), cand_idx.gather(0, order).reshape(shape)
+    else:
+        values, indices = _core.sort(input, d, bool(largest))
+        if input.dim():
+            values, indices = values.narrow(d, 0, k), indices.narrow(d, 0, k).contiguous()
+            values = values.contiguous()
     values = _with_grad(input, values, indices, d)
     return _pair_out("topk", _TopkT(values, indices), out, _TopkT, input)
 
@@ -178,9 +195,21 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     size = input.shape[d] if input.dim() else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    values, indices = _core.sort(input, d, False)
-    if input.dim():
-        values, indices = values.narrow(d, k - 1, 1), indices.narrow(d, k - 1, 1)
+    if _one_long_cuda_line(input, size) and min(k, size - k + 1) * 8 <= size:
+        # Radix select the k smallest (or the size - k + 1 largest) and sort only those:
+        # the k-th smallest is the last of them.
+        small = k * 2 <= size
+        m = k if small else size - k + 1
+        cand, cand_idx = _core.topk_candidates(input, m, not small)
+        values, order = _core.sort(cand, 0, not small)
+        shape = list(input.shape)
+        shape[d] = 1
+        values = values.narrow(0, m - 1, 1).reshape(shape)
+        indices = cand_idx.gather(0, order.narrow(0, m - 1, 1)).reshape(shape)
+    else:
+        values, indices = _core.sort(input, d, False)
+        if input.dim():
+            values, indices = values.narrow(d, k - 1, 1), indices.narrow(d, k - 1, 1)
     values = _with_grad(input, values, indices, d)
     r = _KthT(_keep(values, d, keepdim, input).contiguous(),
               _keep(indices, d, keepdim, input).contiguous())

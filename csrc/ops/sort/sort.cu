@@ -7,6 +7,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <tuple>
@@ -14,6 +15,7 @@
 
 #include "ops/cuda_loops.cuh"
 #include "ops/sort/sort.hpp"
+#include "ops/sort/sort_block.hpp"
 #include "ops/sort/sort_keys.hpp"
 #include "runtime/cuda_device.hpp"
 #include "runtime/errors.hpp"
@@ -49,12 +51,12 @@ __global__ void line_keys_kernel(const int64_t* vals, int64_t total, int64_t n, 
   for (int64_t p = global_id(); p < total; p += grid_size()) keys[p] = uint64_t(vals[p] / n);
 }
 
-// One line: keys[e] = key(x[e]); vals[e] = e (when vals is given).
+// One line: keys[e] = key(x[e]) - offset; vals[e] = e (when vals is given).
 template <typename U, typename K>
 __global__ void flat_keys_kernel(const U* x, int64_t total, sort_keys::Kind kind, bool bf16,
-                                 bool descending, K* keys, int64_t* vals) {
+                                 bool descending, U offset, K* keys, int64_t* vals) {
   for (int64_t e = global_id(); e < total; e += grid_size()) {
-    keys[e] = K(sort_keys::key<U>(x[e], kind, bf16, descending));
+    keys[e] = K(U(sort_keys::key<U>(x[e], kind, bf16, descending) - offset));
     if (vals != nullptr) vals[e] = e;
   }
 }
@@ -104,18 +106,41 @@ __global__ void run_flags_kernel(const K* keys, int64_t n, bool nan_distinct, K 
   }
 }
 
+// unique of integers: the smallest and largest key (range[0], range[1]; set
+// to all-ones and zero before), so the sort covers only the bits they differ in.
+template <typename U>
+__global__ void key_range_kernel(const U* x, int64_t n, sort_keys::Kind kind,
+                                 unsigned long long* range) {
+  unsigned long long lo = ~0ull, hi = 0;
+  for (int64_t e = global_id(); e < n; e += grid_size()) {
+    const unsigned long long k = sort_keys::key<U>(x[e], kind, false, false);
+    lo = k < lo ? k : lo;
+    hi = k > hi ? k : hi;
+  }
+  for (int off = 16; off > 0; off >>= 1) {
+    const unsigned long long l = __shfl_down_sync(0xFFFFFFFFu, lo, off);
+    const unsigned long long h = __shfl_down_sync(0xFFFFFFFFu, hi, off);
+    lo = l < lo ? l : lo;
+    hi = h > hi ? h : hi;
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicMin(&range[0], lo);
+    atomicMax(&range[1], hi);
+  }
+}
+
 // unique: each run's value (its first element: from the input through perm,
 // from the key itself for keys-only sorts, or the input in place), the end of
 // each run, and each element's run number at its input position.
 template <typename U, typename K>
 __global__ void unique_scatter_kernel(const U* x, const K* keys, const int64_t* perm,
                                       const int64_t* ids, int64_t n, sort_keys::Kind kind,
-                                      bool from_keys, U* values, int64_t* ends,
+                                      bool from_keys, U offset, U* values, int64_t* ends,
                                       int64_t* inverse) {
   for (int64_t i = global_id(); i < n; i += grid_size()) {
     const int64_t r = ids[i] - 1;
     if (i == 0 || ids[i - 1] != ids[i]) {
-      values[r] = from_keys ? sort_keys::value_of_key<U>(U(keys[i]), kind, false)
+      values[r] = from_keys ? sort_keys::value_of_key<U>(U(U(keys[i]) + offset), kind, false)
                             : x[perm != nullptr ? perm[i] : i];
     }
     if (ends != nullptr && (i == n - 1 || ids[i + 1] != ids[i])) ends[r] = i + 1;
@@ -139,6 +164,16 @@ int bits_for(int64_t v) {  // bits needed for the values 0..v
   while (b < 63 && (int64_t(1) << b) <= v) ++b;
   return b;
 }
+
+int bits_for_u64(uint64_t v) {  // bits needed for the values 0..v
+  int b = 0;
+  while (b < 64 && (v >> b) != 0) ++b;
+  return b;
+}
+
+// unique of int32/int64 inputs at least this long first reads the keys' range
+// (one more host synchronisation) and sorts only its bits.
+constexpr int64_t kNarrowUnique = int64_t(1) << 16;
 
 // One radix sort of (keys, vals) over bits [0, end_bit); returns the buffers
 // holding the result (CUB ping-pongs between the two of each pair).
@@ -184,7 +219,7 @@ void sort_flat(const Tensor& xc, bool descending, const Tensor& values, const Te
   int64_t* vout = static_cast<int64_t*>(indices.data_ptr());
   const U* x = static_cast<const U*>(xc.data_ptr());
   flat_keys_kernel<U, K><<<blocks_for(total), kThreads, 0, stream>>>(
-      x, total, kind, xc.dtype() == ScalarType::BFloat16, descending, kin, vin);
+      x, total, kind, xc.dtype() == ScalarType::BFloat16, descending, U(0), kin, vin);
   EMBER_KERNEL_LAUNCH_CHECK();
   const int n = int(total), end_bit = int(sizeof(U) * 8);
   with_temp(dev, [&](void* tmp, size_t& bytes) {
@@ -251,6 +286,80 @@ const int64_t* sort_lines(const Tensor& xc, const LinePlan& p, bool descending, 
   return vals.Current();
 }
 
+// unique of keys offset by `offset` (0, or the smallest key of an integer
+// input), sorted over bits [0, end_bit).
+template <typename U, typename K>
+std::tuple<Tensor, Tensor, Tensor> unique_keys(const Tensor& xc, bool sorted, bool want_inverse,
+                                               bool want_counts, uint64_t offset, int end_bit,
+                                               cudaStream_t stream) {
+  const int64_t n = xc.numel();
+  const Device dev = xc.device();
+  const sort_keys::Kind kind = sort_keys::kind_of(xc.dtype());
+  // Integers come back from their keys exactly: sort the keys alone unless the
+  // inverse needs the permutation. Floats keep the first element of each run
+  // (-0.0 or +0.0, NaN payloads), read through the permutation.
+  const bool keys_only = sorted && !want_inverse && kind != sort_keys::Kind::Float;
+  const bool with_perm = sorted && !keys_only;
+  const int64_t kbytes = (n * int64_t(sizeof(K)) + 15) / 16 * 16;
+  const Tensor scratch = Tensor::empty({2 * kbytes + (with_perm ? 3 : 1) * n * 8},
+                                       ScalarType::UInt8, dev);
+  char* base = static_cast<char*>(scratch.data_ptr());
+  K* k0 = reinterpret_cast<K*>(base);
+  K* k1 = reinterpret_cast<K*>(base + kbytes);
+  int64_t* ids = reinterpret_cast<int64_t*>(base + 2 * kbytes);
+  int64_t* v0 = ids + n;
+  int64_t* v1 = v0 + n;
+  const U* x = static_cast<const U*>(xc.data_ptr());
+  flat_keys_kernel<U, K><<<blocks_for(n), kThreads, 0, stream>>>(
+      x, n, kind, xc.dtype() == ScalarType::BFloat16, false, U(offset), k0,
+      with_perm ? v0 : nullptr);
+  EMBER_KERNEL_LAUNCH_CHECK();
+  const K* keys = k0;
+  const int64_t* perm = nullptr;
+  const int ni = int(n);
+  if (with_perm) {
+    with_temp(dev, [&](void* tmp, size_t& bytes) {
+      return cub::DeviceRadixSort::SortPairs(tmp, bytes, k0, k1, v0, v1, ni, 0, end_bit,
+                                             stream);
+    });
+    keys = k1;
+    perm = v1;
+  } else if (sorted) {
+    with_temp(dev, [&](void* tmp, size_t& bytes) {
+      return cub::DeviceRadixSort::SortKeys(tmp, bytes, k0, k1, ni, 0, end_bit, stream);
+    });
+    keys = k1;
+  }
+  run_flags_kernel<K><<<blocks_for(n), kThreads, 0, stream>>>(
+      keys, n, kind == sort_keys::Kind::Float, K(U(~U(0))), ids);
+  EMBER_KERNEL_LAUNCH_CHECK();
+  with_temp(dev, [&](void* tmp, size_t& bytes) {
+    return cub::DeviceScan::InclusiveSum(tmp, bytes, ids, ids, ni, stream);
+  });
+  // The (last) host synchronisation: the number of runs sizes the results.
+  cuda::note_host_sync("unique: the number of distinct values sizes the result");
+  int64_t count = 0;
+  EMBER_CUDA_CHECK(
+      cudaMemcpyAsync(&count, ids + n - 1, sizeof(count), cudaMemcpyDeviceToHost, stream));
+  EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+  Tensor values = Tensor::empty({count}, xc.dtype(), dev);
+  Tensor inverse = Tensor::empty({want_inverse ? n : 0}, ScalarType::Int64, dev);
+  Tensor counts = Tensor::empty({want_counts ? count : 0}, ScalarType::Int64, dev);
+  Tensor ends = Tensor::empty({want_counts ? count : 0}, ScalarType::Int64, dev);
+  unique_scatter_kernel<U, K><<<blocks_for(n), kThreads, 0, stream>>>(
+      x, keys, perm, ids, n, kind, keys_only, U(offset), static_cast<U*>(values.data_ptr()),
+      want_counts ? static_cast<int64_t*>(ends.data_ptr()) : nullptr,
+      want_inverse ? static_cast<int64_t*>(inverse.data_ptr()) : nullptr);
+  EMBER_KERNEL_LAUNCH_CHECK();
+  if (want_counts) {
+    run_counts_kernel<<<blocks_for(count), kThreads, 0, stream>>>(
+        static_cast<const int64_t*>(ends.data_ptr()), count,
+        static_cast<int64_t*>(counts.data_ptr()));
+    EMBER_KERNEL_LAUNCH_CHECK();
+  }
+  return {values, inverse, counts};
+}
+
 }  // namespace
 
 namespace internal {
@@ -263,6 +372,10 @@ void sort_cuda(const Tensor& xc, const LinePlan& p, bool descending, const Tenso
   const int dev_index = xc.device().index;
   cuda::DeviceGuard guard(dev_index);
   cudaStream_t stream = cuda::current_stream(dev_index).handle();
+  if (p.n <= kBlockSortMax) {
+    sort_block_cuda(xc, p, descending, values, indices);  // one block per line
+    return;
+  }
   const int64_t lines = p.lines();
   const int line_bits = bits_for(lines - 1);
   Tensor scratch, scratch2;
@@ -319,68 +432,37 @@ std::tuple<Tensor, Tensor, Tensor> unique_cuda(const Tensor& xc, bool sorted, bo
   dispatch_bits(xc.itemsize(), [&](auto tag) {
     using U = typename decltype(tag)::type;
     using K = std::conditional_t<(sizeof(U) <= 4), uint32_t, uint64_t>;
-    // Integers come back from their keys exactly: sort the keys alone unless the
-    // inverse needs the permutation. Floats keep the first element of each run
-    // (-0.0 or +0.0, NaN payloads), read through the permutation.
-    const bool keys_only = sorted && !want_inverse && kind != sort_keys::Kind::Float;
-    const bool with_perm = sorted && !keys_only;
-    const int64_t kbytes = (n * int64_t(sizeof(K)) + 15) / 16 * 16;
-    const Tensor scratch = Tensor::empty({2 * kbytes + (with_perm ? 3 : 1) * n * 8},
-                                         ScalarType::UInt8, dev);
-    char* base = static_cast<char*>(scratch.data_ptr());
-    K* k0 = reinterpret_cast<K*>(base);
-    K* k1 = reinterpret_cast<K*>(base + kbytes);
-    int64_t* ids = reinterpret_cast<int64_t*>(base + 2 * kbytes);
-    int64_t* v0 = ids + n;
-    int64_t* v1 = v0 + n;
-    const U* x = static_cast<const U*>(xc.data_ptr());
-    flat_keys_kernel<U, K><<<blocks_for(n), kThreads, 0, stream>>>(
-        x, n, kind, xc.dtype() == ScalarType::BFloat16, false, k0, with_perm ? v0 : nullptr);
-    EMBER_KERNEL_LAUNCH_CHECK();
-    const K* keys = k0;
-    const int64_t* perm = nullptr;
-    const int ni = int(n), end_bit = int(sizeof(U) * 8);
-    if (with_perm) {
-      with_temp(dev, [&](void* tmp, size_t& bytes) {
-        return cub::DeviceRadixSort::SortPairs(tmp, bytes, k0, k1, v0, v1, ni, 0, end_bit,
-                                               stream);
-      });
-      keys = k1;
-      perm = v1;
-    } else if (sorted) {
-      with_temp(dev, [&](void* tmp, size_t& bytes) {
-        return cub::DeviceRadixSort::SortKeys(tmp, bytes, k0, k1, ni, 0, end_bit, stream);
-      });
-      keys = k1;
+    uint64_t offset = 0;
+    int end_bit = int(sizeof(U) * 8);
+    if constexpr (sizeof(U) >= 4) {
+      if (sorted && kind != sort_keys::Kind::Float && n >= kNarrowUnique) {
+        // Integers: the keys' range, read back (a second host synchronisation),
+        // so the radix sort covers only the bits above the smallest key differ
+        // in (2^20 distinct int64 values: ~20 bits, 32-bit keys, not 64).
+        const Tensor range = Tensor::empty({2}, ScalarType::Int64, dev);
+        unsigned long long* r = static_cast<unsigned long long*>(range.data_ptr());
+        EMBER_CUDA_CHECK(cudaMemsetAsync(r, 0xFF, 8, stream));
+        EMBER_CUDA_CHECK(cudaMemsetAsync(r + 1, 0, 8, stream));
+        key_range_kernel<U><<<blocks_for(n), kThreads, 0, stream>>>(
+            static_cast<const U*>(xc.data_ptr()), n, kind, r);
+        EMBER_KERNEL_LAUNCH_CHECK();
+        cuda::note_host_sync("unique: the range of the integers sets the bits sorted");
+        unsigned long long host[2] = {0, 0};
+        EMBER_CUDA_CHECK(
+            cudaMemcpyAsync(host, r, sizeof(host), cudaMemcpyDeviceToHost, stream));
+        EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+        offset = host[0];
+        end_bit = std::max(1, bits_for_u64(host[1] - host[0]));
+      }
     }
-    run_flags_kernel<K><<<blocks_for(n), kThreads, 0, stream>>>(
-        keys, n, kind == sort_keys::Kind::Float, K(U(~U(0))), ids);
-    EMBER_KERNEL_LAUNCH_CHECK();
-    with_temp(dev, [&](void* tmp, size_t& bytes) {
-      return cub::DeviceScan::InclusiveSum(tmp, bytes, ids, ids, ni, stream);
-    });
-    // The one host synchronisation: the number of runs sizes the results.
-    cuda::note_host_sync("unique: the number of distinct values sizes the result");
-    int64_t count = 0;
-    EMBER_CUDA_CHECK(
-        cudaMemcpyAsync(&count, ids + n - 1, sizeof(count), cudaMemcpyDeviceToHost, stream));
-    EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
-    Tensor values = Tensor::empty({count}, xc.dtype(), dev);
-    Tensor inverse = Tensor::empty({want_inverse ? n : 0}, ScalarType::Int64, dev);
-    Tensor counts = Tensor::empty({want_counts ? count : 0}, ScalarType::Int64, dev);
-    Tensor ends = Tensor::empty({want_counts ? count : 0}, ScalarType::Int64, dev);
-    unique_scatter_kernel<U, K><<<blocks_for(n), kThreads, 0, stream>>>(
-        x, keys, perm, ids, n, kind, keys_only, static_cast<U*>(values.data_ptr()),
-        want_counts ? static_cast<int64_t*>(ends.data_ptr()) : nullptr,
-        want_inverse ? static_cast<int64_t*>(inverse.data_ptr()) : nullptr);
-    EMBER_KERNEL_LAUNCH_CHECK();
-    if (want_counts) {
-      run_counts_kernel<<<blocks_for(count), kThreads, 0, stream>>>(
-          static_cast<const int64_t*>(ends.data_ptr()), count,
-          static_cast<int64_t*>(counts.data_ptr()));
-      EMBER_KERNEL_LAUNCH_CHECK();
+    if constexpr (sizeof(U) == 8) {
+      if (end_bit <= 32) {
+        result = unique_keys<U, uint32_t>(xc, sorted, want_inverse, want_counts, offset, end_bit,
+                                          stream);
+        return;
+      }
     }
-    result = {values, inverse, counts};
+    result = unique_keys<U, K>(xc, sorted, want_inverse, want_counts, offset, end_bit, stream);
   });
   return result;
 }

@@ -10,14 +10,13 @@
 //
 // CPU: each line's (key, index) pairs sorted with std::sort (the index breaks
 // ties: stable), lines spread over the thread pool.
-// GPU (sort.cu): one CUB DeviceRadixSort::SortPairs over every line at once:
-// the key of element j of line r is (r << bits(key)) | key, so lines never
-// mix and one radix sort sorts them all (segments by key bits, not by
-// offsets). 64-bit keys of several lines take two stable passes instead (by
-// key, then by line). The values are the element's position; a last kernel
-// gathers the values from the input and writes the indices. Scratch from the
-// caching allocator on the current stream; nothing waits for the GPU. At most
-// 2^31 - 1 elements per call on the GPU.
+// GPU: lines of at most 4096 elements are sorted one thread block per line
+// (sort_block.cu, cub::BlockRadixSort); longer lines by CUB's device-wide
+// radix or segmented sort over the keys
+// (sort.cu; docs/design/ops_sort.md lists the paths), with the positions as
+// values and a last kernel gathering the values and writing the indices.
+// Scratch from the caching allocator on the current stream; nothing waits for
+// the GPU. At most 2^31 - 1 elements per call on the GPU.
 #pragma once
 
 #include <tuple>
@@ -34,7 +33,9 @@ std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending);
 // sorted: the distinct values in ascending order (one radix sort: keys only
 // for integers without inverse); else runs of equal neighbours. NaNs are never
 // equal, -0.0 equals +0.0 (the run keeps its first element). One host
-// synchronisation (the number of runs). The CPU path is composed in Python.
+// synchronisation (the number of runs), two for a sorted int32/int64 input of
+// 2^16+ elements (its range first: only the bits it spans are sorted). The CPU
+// path is composed in Python.
 std::tuple<Tensor, Tensor, Tensor> unique_flat(const Tensor& x, bool sorted, bool return_inverse,
                                                bool return_counts);
 
