@@ -264,6 +264,26 @@ def test_integer_products_raise_like_torch():
         [[2.0, 2.0], [2.0, 2.0]]
 
 
+def test_degenerate_integer_products_like_torch():
+    """torch's CUDA addmm/bmm return before their dtype dispatch when the product is empty
+    or k == 0: integer operands then work (zeros, or beta * input)."""
+    i16 = dict(dtype=ember.int16, device="cuda")
+    r = ember.tensor([[1, 0, -2], [-1, -2, 2], [-5, 0, 4]], **i16).inner(
+        ember.empty((0, 3), **i16))
+    assert r.shape == (3, 0) and r.dtype == ember.int16
+    z = ember.mm(ember.empty((2, 0), **i16), ember.empty((0, 3), **i16))
+    assert z.cpu().tolist() == [[0, 0, 0]] * 2
+    b = ember.bmm(ember.empty((2, 3, 0), dtype=ember.int32, device="cuda"),
+                  ember.empty((2, 0, 4), dtype=ember.int32, device="cuda"))
+    assert b.shape == (2, 3, 4) and not b.cpu().numpy().any()
+    c = ember.tensor([[3, 4]], dtype=ember.int64, device="cuda")
+    a = ember.addmm(c, ember.empty((1, 0), dtype=ember.int64, device="cuda"),
+                    ember.empty((0, 2), dtype=ember.int64, device="cuda"), beta=2)
+    assert a.cpu().tolist() == [[6, 8]]
+    with pytest.raises(RuntimeError, match="not implemented for 'Short'"):
+        ember.ones(2, 1, **i16) @ ember.ones(1, 2, **i16)
+
+
 def test_mixed_devices_raise():
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         ember.ones(2, 2, device="cuda") @ ember.ones(2, 2)

@@ -143,6 +143,21 @@ def test_median_nanmedian_nan(torch):
         same(getattr(ember, fn)(x), getattr(torch, fn)(tx), torch)
 
 
+def test_median_of_bool_like_torch(torch):
+    """torch's CUDA median of a whole bool tensor sorts (works); along a dim it raises, as
+    every CPU bool median does."""
+    x = make("bool", (7, 5), seed=3)
+    tx = tt(x, torch)
+    for fn in ("median", "nanmedian"):
+        same(getattr(ember, fn)(x), getattr(torch, fn)(tx), torch)
+        with pytest.raises(NotImplementedError):
+            getattr(ember, fn)(x, 1)
+        with pytest.raises(NotImplementedError):
+            getattr(torch, fn)(tx, 1)
+        with pytest.raises(NotImplementedError):
+            getattr(ember, fn)(x.cpu())
+
+
 def test_quantile(torch):
     x = make("float64", (30, 77), seed=8, ties=False, nan=False)
     tx = tt(x, torch)

@@ -238,7 +238,12 @@ def _median(fn, cls, input, dim, keepdim, out, ignore_nan):
     if dim is not None:
         _reduce_dim_check(fn, input, _wrap_dim(dim, input.dim()))
     if input.dtype == _C.bool and input.numel():
-        raise NotImplementedError(f"\"{fn}_cpu\" not implemented for 'Bool'")
+        # torch's CUDA median of the whole tensor sorts (bool included); its kernels along
+        # a dim and every CPU kernel take no bool
+        if not input.is_cuda:
+            raise NotImplementedError(f"\"{fn}_cpu\" not implemented for 'Bool'")
+        if dim is not None:
+            raise NotImplementedError("\"median_out_impl\" not implemented for 'Bool'")
     if dim is None:
         if keepdim is not False or out is not None and isinstance(out, (tuple, list)):
             raise TypeError(f"{fn}() received an invalid combination of arguments")

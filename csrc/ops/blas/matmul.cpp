@@ -9,6 +9,7 @@
 #include "ops/blas/cublas_matmul.hpp"
 #include "ops/fill/fill.hpp"
 #include "ops/overlap.hpp"
+#include "ops/pointwise/binary.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/views.hpp"
@@ -22,6 +23,16 @@ void gemm_into(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar
   check_no_internal_overlap(out);
   if (out.numel() == 0) return;
 #if EMBER_WITH_CUDA
+  if (out.is_cuda() && !is_floating(out.dtype())) {
+    // An integer product on the GPU passes the dtype check only when it is degenerate
+    // (torch's addmm/bmm return before their dtype dispatch): k == 0 gives beta * out.
+    if (beta.to_double() == 0.0) {
+      fill_(out, Scalar::from_int(0));
+    } else {
+      mul_(out, beta);
+    }
+    return;
+  }
   if (out.is_cuda()) {
     gemm_cuda(out, a, b, alpha.to_double(), beta.to_double());
     return;
@@ -37,9 +48,12 @@ namespace {
 // Which dtypes a product takes: cuBLAS's four floating types on the GPU,
 // everything but bool on the CPU. `cuda_name`/`cpu_name` are torch's kernel
 // names for its message.
-void check_dtype(const Tensor& t, const char* cuda_name, const char* cpu_name) {
+// A degenerate product (an empty result, or k == 0) takes every dtype but bool: torch's
+// CUDA addmm/bmm return (or scale by beta) before their dtype dispatch.
+void check_dtype(const Tensor& t, const char* cuda_name, const char* cpu_name,
+                 bool degenerate = false) {
   const ScalarType s = t.dtype();
-  if (t.is_cuda()) {
+  if (t.is_cuda() && !(degenerate && s != ScalarType::Bool)) {
     EMBER_CHECK(is_floating(s), "\"", cuda_name, "\" not implemented for '", torch_scalar_name(s),
                 "'");
   } else {
@@ -93,7 +107,8 @@ void check_mm(const Tensor& a, const Tensor& b, const char* cuda_name, const cha
   EMBER_CHECK(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (",
               dims_x(a), " and ", dims_x(b), ")");
   check_same_dtype(a, b, "m1", "m2");
-  check_dtype(a, cuda_name, cpu_name);
+  check_dtype(a, cuda_name, cpu_name,
+              a.sizes()[0] == 0 || a.sizes()[1] == 0 || b.sizes()[1] == 0);
 }
 
 // beta * self (broadcast to out) + alpha * a @ b into out; `self` may be out.
@@ -134,7 +149,8 @@ void check_bmm(const Tensor& a, const Tensor& b, const char* cuda_name, const ch
               ", ", b.sizes()[1], "] (", cpu_name, " of ", shape_str(a.sizes()), " and ",
               shape_str(b.sizes()), ")");
   check_same_dtype(a, b, "batch1", "batch2");
-  check_dtype(a, cuda_name, cpu_name);
+  check_dtype(a, cuda_name, cpu_name,
+              a.sizes()[0] == 0 || a.sizes()[1] == 0 || a.sizes()[2] == 0 || b.sizes()[2] == 0);
 }
 
 // ---- matmul ---------------------------------------------------------------
@@ -200,7 +216,10 @@ MatmulPlan plan_matmul(const Tensor& a, const Tensor& b) {
 void check_matmul_types(const MatmulPlan& p) {
   const bool batched = p.internal.size() > 2;
   check_same_dtype(p.a, p.b, "m1", "m2");
-  check_dtype(p.a, batched ? "bmm_cuda" : "addmm_cuda", batched ? "bmm" : "addmm_impl_cpu_");
+  int64_t result_numel = 1;
+  for (int64_t v : p.internal) result_numel *= v;
+  check_dtype(p.a, batched ? "bmm_cuda" : "addmm_cuda", batched ? "bmm" : "addmm_impl_cpu_",
+              result_numel == 0 || p.a.size(-1) == 0);
 }
 
 
