@@ -3255,8 +3255,8 @@ def _run_jobs(a, ops_filter, t0, skip_ops=frozenset()):
                 crash["op"] = f"{case.op}[{case.form}]"
             except Exception as e:  # pragma: no cover
                 crash["repro"] = repr(e)
-            total.crashes.append(crash)
-            if pr.exitcode != 70:  # 70: a CUDA-fatal case, counted by the worker
+            if pr.exitcode != 70:  # 70: a CUDA-fatal case, counted (and reported) by the worker
+                total.crashes.append(crash)
                 total.cases += 1
             print(f"  worker {wid} died (exit {pr.exitcode}) on case {idx}: "
                   f"{crash.get('repro', '')[:300]}", file=sys.stderr)

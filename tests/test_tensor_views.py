@@ -176,6 +176,23 @@ def test_diagonal_and_as_strided():
         t.as_strided((4, 4), (4, 1))
 
 
+def test_as_strided_in_place():
+    a = np.random.default_rng(3).standard_normal(12)
+    t = ember.from_numpy(a.copy())
+    r = t.as_strided_((3, 2), (2, 4), 1)
+    assert r is t and t.shape == (3, 2) and t.stride() == (2, 4) and t.storage_offset() == 1
+    np.testing.assert_array_equal(t.numpy(), np.lib.stride_tricks.as_strided(
+        a[1:], (3, 2), (16, 32)))
+    t.add_(1)  # writes through to the same storage
+    u = ember.from_numpy(a.copy())
+    ember.as_strided_(u, (2, 2), (1, 1))
+    assert u.tolist() == [[a[0], a[1]], [a[1], a[2]]]
+    with pytest.raises(RuntimeError, match="out of bounds for storage of size"):
+        ember.zeros(4).as_strided_((4, 4), (4, 1))
+    with pytest.raises(TypeError):
+        ember.zeros(4).as_strided_("x", (1,))
+
+
 def test_contiguous_and_clone():
     a, t = base()
     assert t.contiguous() is t

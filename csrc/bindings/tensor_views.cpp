@@ -207,6 +207,18 @@ void bind_tensor_views(py::class_<Tensor>& cls) {
                           int_list_arg(stride, "as_strided", "stride"), off);
       },
       py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
+  cls.def(
+      "as_strided_",
+      [](py::object self, py::handle size, py::handle stride, py::handle offset) {
+        Tensor& t = tensor_arg(self);
+        std::optional<int64_t> off;
+        if (!offset.is_none()) off = int_arg(offset, "as_strided_", "storage_offset");
+        const Tensor v = autograd::as_strided(t, int_list_arg(size, "as_strided_", "size"),
+                                              int_list_arg(stride, "as_strided_", "stride"), off);
+        autograd::set_metadata_inplace(t, v);
+        return self;
+      },
+      py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
 }
 
 }  // namespace ember::bindings

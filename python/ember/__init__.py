@@ -137,7 +137,7 @@ def _method(name):
 
 _FUNCTIONAL = ("reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "swapaxes",
                "swapdims", "t", "movedim", "narrow", "split", "chunk", "unbind", "select",
-               "diagonal", "as_strided", "clone", "is_floating_point", "is_complex")
+               "diagonal", "as_strided", "as_strided_", "clone", "is_floating_point", "is_complex")
 globals().update({_name: _method(_name) for _name in _FUNCTIONAL})
 
 # dtypes: the names shadow Python's builtins inside this module (as in torch),
