@@ -121,6 +121,15 @@ void bind_index_ops(py::module_& m) {
       },
       py::arg("t"), "The coordinates of t's nonzero elements: one int64 tensor per dim, on t's device.");
   ix.def(
+      "nonzero",
+      [](const Tensor& t) {
+        py::gil_scoped_release nogil;
+        return ops::nonzero(t);
+      },
+      py::arg("t"),
+      "torch.nonzero of a tensor of at least one dim: (count, ndim) int64 coordinates "
+      "(on the GPU the transpose of an (ndim, count) block, as torch's).");
+  ix.def(
       "check_index_errors", [](py::handle device) {
         const Device d = device_arg(device);
         if (d.is_cuda()) cuda::check_index_errors(d.index < 0 ? cuda::current_device() : d.index);
