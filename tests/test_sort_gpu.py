@@ -351,3 +351,18 @@ def test_unique_without_inverse_selects_run_starts(name, torch):
     for a, b in zip(ember.unique(one, return_counts=True),
                     torch.unique(tt(one, torch), return_counts=True)):
         same(a, b, torch)
+
+
+@pytest.mark.parametrize("name", ["float32", "float16", "bfloat16", "int64", "int8", "uint8",
+                                  "bool", "float64"])
+def test_cummax_cummin_innermost_warp_per_line(name, torch):
+    # along the innermost dim a warp scans each line in chunks of 256 with a carry
+    # (cum_extreme.cu): long lines, a line not a multiple of the chunk, one line, 3-D,
+    # ties (the last equal value wins) and NaNs (taken, then only a later NaN moves)
+    for shape in ((3, 5000), (1, 70001), (4, 2, 257), (700, 1), (2, 0, 5)):
+        x = make(name, shape, seed=40)
+        tx = tt(x, torch)
+        for fn in ("cummax", "cummin"):
+            e, t = getattr(ember, fn)(x, -1), getattr(torch, fn)(tx, -1)
+            same(e.values, t.values, torch)
+            same(e.indices, t.indices, torch)
