@@ -98,13 +98,15 @@ struct SinkParams {
   int64_t count = 0;          // Coords: the length of each coordinate row
   int nd = 1;                 // Coords
   int esize = 1;              // Gather: 1, 2, 4, 8 or 16
+  bool index32 = false;       // Coords: every flat index and size below 2^31
   int64_t size[kSinkDims] = {};
 };
 
-// The row-major coordinates of f over sizes[0, nd): 32-bit division where f fits.
+// The row-major coordinates of f over sizes[0, nd): 32-bit division where the
+// tensor has fewer than 2^31 elements.
 __device__ __forceinline__ void write_coords(const SinkParams& p, int64_t k, int64_t f) {
   int64_t* o = reinterpret_cast<int64_t*>(p.out);
-  if ((f >> 31) == 0) {
+  if (p.index32) {
     uint32_t g = static_cast<uint32_t>(f);
 #pragma unroll
     for (int d = kSinkDims - 1; d > 0; --d) {
@@ -274,6 +276,7 @@ Tensor coordinate_rows(const Tensor& t) {
     p.mode = SinkMode::Coords;
     p.count = count;
     p.nd = nd;
+    p.index32 = m.numel() < (int64_t(1) << 31);
     for (int d = 0; d < nd; ++d) p.size[d] = m.sizes()[d];
     select_flagged(c, p, stream);
   } else {  // many dims: flat indices, then their coordinates
