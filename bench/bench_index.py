@@ -1,5 +1,6 @@
 """Issue 16's rows: the indexing ops on the GPU at about 1 GiB (gather, scatter_add with
-atomics, index_select, masked_fill, take_along_dim, x[idx], nonzero and x[mask]), effective
+atomics, index_select, masked_fill, take_along_dim, x[idx], flip, roll, cumsum, cumprod,
+cummax, nonzero and x[mask]), effective
 bandwidth side by side with
 torch (bytes read + written once each: the floor these one-pass kernels aim at)."""
 from bench_math import _interleaved_ms
@@ -52,7 +53,18 @@ def run(table):
         lambda: torch.take_along_dim(tx, tj, 1), 2 * GiB)
     # advanced indexing by a row index: queued, no host check of the indices
     row("x[idx] 0.5 GiB f32 (rows)", lambda: x[sel], lambda: tx[tsel], GiB)
-    del x, tx
+    # flip and roll: one read and one write of 1 GiB (flip over both dims in one pass)
+    row("flip 1 GiB f32 (dim 0)", lambda: x.flip(0), lambda: tx.flip(0), 2 * GiB)
+    row("flip 1 GiB f32 (dims 0, 1)", lambda: x.flip(0, 1), lambda: tx.flip(0, 1), 2 * GiB)
+    row("roll 1 GiB f32 (dim 1)", lambda: x.roll(1000, 1), lambda: tx.roll(1000, 1), 2 * GiB)
+    # cumulative ops along the rows (16384 lines of 16384), and one line of 256 Mi
+    row("cumsum 1 GiB f32 (dim 1)", lambda: x.cumsum(1), lambda: tx.cumsum(1), 2 * GiB)
+    row("cumprod 1 GiB f32 (dim 1)", lambda: x.cumprod(1), lambda: tx.cumprod(1), 2 * GiB)
+    # cummax writes int64 indices beside the values
+    row("cummax 1 GiB f32 (dim 1)", lambda: x.cummax(1), lambda: tx.cummax(1), 4 * GiB)
+    xf, txf = x.view(-1), tx.view(-1)
+    row("cumsum 1 GiB f32 (1-D)", lambda: xf.cumsum(0), lambda: txf.cumsum(0), 2 * GiB)
+    del x, tx, xf, txf
     # nonzero / boolean masks: counted on the device, one host read of the count, then the
     # coordinates written on the device (bytes: the mask read, the coordinates written)
     n = 1 << 26

@@ -424,3 +424,91 @@ def test_advanced_indexing_queues_and_surfaces_bad_indices_at_the_sync(torch):
         ember.cuda.synchronize()
     assert g.tolist() == [2.0, 0.0, 0.0]
     assert ember.ones(2, device="cuda").tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "int64", "bool"])
+def test_one_index_tensor_takes_the_row_copy_vs_torch(torch, dtype):
+    # x[idx] with one integer tensor after whole dims: index_select's row copy
+    # (ops/index/index.cpp index_fast_cuda); negative indices wrap, any index shape
+    a = rand((7, 6, 5), "float32" if dtype == "bool" else dtype)
+    if dtype == "bool":
+        a = a > 0
+    e, t = both(torch, a, dtype)
+    for idx in ([3, -1, 0, 0, 6], [[1, -7], [2, 2]], 4, [], [[]]):
+        i = np.asarray(idx, np.int64)
+        ei, ti = ints(torch, i)
+        same(e[ei], t[ti])
+        same(e[:, ei % 6], t[:, ti % 6])
+        same(e[:, :, ei % 5 - 5], t[:, :, ti % 5 - 5])
+    # int32 and CPU indices, a list, a view with an offset
+    same(e[ember.tensor([2, 0], dtype=ember.int32, device="cuda")],
+         t[torch.tensor([2, 0], dtype=torch.int32, device="cuda")])
+    same(e[ember.tensor([2, -3])], t[torch.tensor([2, -3])])
+    same(e[[1, 2, 1]], t[[1, 2, 1]])
+    same(e[1:][ints(torch, [0, 5])[0]], t[1:][ints(torch, [0, 5])[1]])
+    # empty dims: an empty result reads no index; an index into a dim of size 0 raises
+    z, tz = both(torch, np.zeros((0, 3)), dtype)
+    same(z[ints(torch, [])[0]], tz[ints(torch, [])[1]])
+    with pytest.raises(IndexError):
+        z[ints(torch, [0])[0]]
+
+
+def test_one_index_tensor_records_a_bad_index():
+    x = ember.arange(20.0, device="cuda").view(4, 5)
+    y = x[ember.tensor([1, 4, -1], device="cuda")]
+    with pytest.raises(IndexError, match="index: index 4 is out of bounds for dimension 0 "
+                                         "with size 4"):
+        ember.cuda.synchronize()
+    assert y.tolist() == [[5, 6, 7, 8, 9], [0] * 5, [15, 16, 17, 18, 19]]
+    z = x[:, ember.tensor([-6, 0], device="cuda")]
+    with pytest.raises(IndexError, match="index -6 is out of bounds for dimension 1"):
+        ember.cuda.synchronize()
+    assert z.tolist() == [[0, 0], [0, 5], [0, 10], [0, 15]]
+    assert x[ember.tensor([3], device="cuda")].tolist() == [[15, 16, 17, 18, 19]]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int8", "int64",
+                                   "bool"])
+def test_full_mask_selects_the_values_vs_torch(torch, dtype):
+    # x[mask] with a mask of x's shape: one CUB selection of the values (element sizes
+    # 1 to 8 bytes), and masks over leading or middle dims: flat indices, a row copy
+    shape = (9, 33, 7)
+    a = RNG.standard_normal(shape) * 20
+    if dtype == "bool":
+        a = a > 0
+    e, t = both(torch, a, dtype)
+    m = RNG.random(shape) < 0.4
+    em, tm = ember.tensor(m, device="cuda"), torch.tensor(m, device="cuda")
+    eq = same
+
+    eq(e[em], t[tm])
+    eq(e.masked_select(em), t.masked_select(tm))
+    eq(e[em.to(ember.uint8)], t[tm])
+    eq(e[1:][em[1:]], t[1:][tm[1:]])                     # offset views
+    eq(e[~em], t[~tm])
+    eq(e[em & False], t[tm & False])                     # nothing selected
+    eq(e[em[:, :, 0]], t[tm[:, :, 0]])                   # leading dims: rows of 7
+    eq(e[em[0]], t[tm[0]])                               # the first dim only: rows
+    eq(e[:, em[0, :, 0]], t[:, tm[0, :, 0]])             # a middle dim
+    eq(e[:, em[0]], t[:, tm[0]])                         # the trailing dims
+
+
+@pytest.mark.parametrize("shape", [(1 << 16,), (300, 257), (5, 6, 7), (3, 1, 4, 1, 5),
+                                   (2,) * 9, (70000, 3)])
+def test_nonzero_layout_and_values_vs_torch(torch, shape):
+    # coordinates written as CUB selects them: an (ndim, count) block, returned
+    # transposed as torch's CUDA nonzero (the same strides); > 8 dims: flat, then coords
+    m = RNG.random(shape) < 0.3
+    em, tm = ember.tensor(m, device="cuda"), torch.tensor(m, device="cuda")
+    e, t = ember.nonzero(em), torch.nonzero(tm)
+    same(e, t)
+    assert tuple(e.stride()) == tuple(t.stride())
+    same(ember.argwhere(em), torch.argwhere(tm))
+    same(e.contiguous(), t.contiguous())
+    for c, r in zip(ember.nonzero(em, as_tuple=True), torch.nonzero(tm, as_tuple=True)):
+        same(c, r)
+    out = ember.empty(0, dtype=ember.int64, device="cuda")
+    ember.nonzero(em, out=out)
+    same(out, t)
+    z = ember.zeros(shape, dtype=ember.bool, device="cuda")
+    assert tuple(ember.nonzero(z).shape) == (0, len(shape))

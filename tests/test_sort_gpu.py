@@ -343,3 +343,41 @@ def test_kthvalue_radix_select_one_long_line(name, torch):
     e, t = ember.kthvalue(x2, 7, 1, keepdim=True), torch.kthvalue(tt(x2, torch), 7, 1, keepdim=True)
     same(e.values, t.values, torch)
     assert tuple(e.indices.shape) == (1, 1)
+
+
+@pytest.mark.parametrize("name", ["int64", "int32", "float32", "float16", "uint8", "bool"])
+def test_unique_without_inverse_selects_run_starts(name, torch):
+    # without return_inverse, sort.cu selects the run starts (DeviceSelect::Flagged)
+    # instead of scanning run ids: values, counts, NaNs (each its own run), -0.0/+0.0
+    x = make(name, ((1 << 18) + 3,), seed=31)
+    tx = tt(x, torch)
+    same(ember.unique(x), torch.unique(tx), torch)
+    e = ember.unique(x, return_counts=True)
+    t = torch.unique(tx, return_counts=True)
+    for a, b in zip(e, t):
+        same(a, b, torch)
+    for a, b in zip(ember.unique_consecutive(x, return_counts=True),
+                    torch.unique_consecutive(tx, return_counts=True)):
+        same(a, b, torch)
+    same(ember.unique_consecutive(x), torch.unique_consecutive(tx), torch)
+    small = make(name, (5,), seed=32)  # below the narrow-key threshold, a few runs
+    same(ember.unique(small), torch.unique(tt(small, torch)), torch)
+    one = make(name, (1,), seed=33)
+    for a, b in zip(ember.unique(one, return_counts=True),
+                    torch.unique(tt(one, torch), return_counts=True)):
+        same(a, b, torch)
+
+
+@pytest.mark.parametrize("name", ["float32", "float16", "bfloat16", "int64", "int8", "uint8",
+                                  "bool", "float64"])
+def test_cummax_cummin_innermost_warp_per_line(name, torch):
+    # along the innermost dim a warp scans each line in chunks of 256 with a carry
+    # (cum_extreme.cu): long lines, a line not a multiple of the chunk, one line, 3-D,
+    # ties (the last equal value wins) and NaNs (taken, then only a later NaN moves)
+    for shape in ((3, 5000), (1, 70001), (4, 2, 257), (700, 1), (2, 0, 5)):
+        x = make(name, shape, seed=40)
+        tx = tt(x, torch)
+        for fn in ("cummax", "cummin"):
+            e, t = getattr(ember, fn)(x, -1), getattr(torch, fn)(tx, -1)
+            same(e.values, t.values, torch)
+            same(e.indices, t.indices, torch)

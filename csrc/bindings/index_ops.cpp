@@ -15,6 +15,7 @@
 #include "autograd/scatter.hpp"
 #include "bindings/tensor_common.hpp"
 #include "ops/index/index.hpp"
+#include "ops/index/join.hpp"
 #include "ops/index/scatter_gather.hpp"
 #include "runtime/cuda_device.hpp"
 #include "runtime/device_error.hpp"
@@ -120,6 +121,23 @@ void bind_index_ops(py::module_& m) {
         return ops::nonzero_columns(t);
       },
       py::arg("t"), "The coordinates of t's nonzero elements: one int64 tensor per dim, on t's device.");
+  ix.def(
+      "flip",
+      [](const Tensor& t, const std::vector<int64_t>& dims) {
+        py::gil_scoped_release nogil;
+        return ops::flip(t, dims);
+      },
+      py::arg("t"), py::arg("dims"),
+      "torch.flip without autograd: one copy, the dims (checked by the caller) reversed.");
+  ix.def(
+      "nonzero",
+      [](const Tensor& t) {
+        py::gil_scoped_release nogil;
+        return ops::nonzero(t);
+      },
+      py::arg("t"),
+      "torch.nonzero of a tensor of at least one dim: (count, ndim) int64 coordinates "
+      "(on the GPU the transpose of an (ndim, count) block, as torch's).");
   ix.def(
       "check_index_errors", [](py::handle device) {
         const Device d = device_arg(device);

@@ -786,14 +786,15 @@ def nonzero(input, *, out=None, as_tuple=False):
     tensor per dim with as_tuple=True (torch.nonzero). The size depends on the data: one
     host read on the GPU, as in torch."""
     _need_tensor("nonzero", "input", input)
-    cols = _ix.nonzero_columns(input)
     dev = input.device
-    if as_tuple:
-        return tuple(c.to(dev) for c in cols)
-    if input.dim() == 0:
+    if as_tuple or input.dim() == 0:
+        cols = _ix.nonzero_columns(input)
+        if as_tuple:
+            return tuple(c.to(dev) for c in cols)
         r = _C.zeros((cols[0].numel(), 0), dtype=_C.int64, device=dev)
     else:
-        r = _C.stack(cols, 1).to(dev)
+        # one (count, ndim) result, written where CUB selects (no stacking copy)
+        r = _ix.nonzero(input)
     return _write_out("nonzero", r, out)
 
 

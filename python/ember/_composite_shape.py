@@ -104,6 +104,9 @@ def flip(input, dims):
             "flip(): argument 'dims' (position 2) must be tuple of ints, not "
             f"{type(dims).__name__}")
     wrapped = _check_unique(_dims_tuple(dims), input.dim())
+    if not (input.requires_grad and _C.is_grad_enabled()):
+        # one copy over every flipped dim (csrc/ops/index/join.cpp), not one per dim
+        return _C._index.flip(input, list(wrapped))
     out = input
     for d in wrapped:
         n = input.shape[d] if input.dim() else 1

@@ -6,6 +6,8 @@
 #include <type_traits>
 
 #include "ops/copy/copy.hpp"
+#include "ops/index/join.hpp"
+#include "ops/index/scatter_gather.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/convert.hpp"
 #include "tensor/dispatch.hpp"
@@ -165,6 +167,70 @@ Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices, const cha
   return p;
 }
 
+#if EMBER_WITH_CUDA
+int64_t prod_of(const Shape& s, int64_t from, int64_t to) {
+  int64_t p = 1;
+  for (int64_t d = from; d < to; ++d) p *= s[d];
+  return p;
+}
+
+// index()'s GPU fast paths, for a contiguous self indexed by one tensor at dim
+// d with nothing but whole dims (undefined entries) before it:
+// - an integer tensor: index_select's row copy (out viewed [outer, n, inner],
+//   one index read per row, 16-byte units; a bad index is recorded as by the
+//   general path's offsets kernel, under "index", and reads a zero row);
+// - a mask over every dim of self: one selection pass over the mask and the
+//   values (x[mask], masked_select);
+// - a mask over dims [d, d + k): its flat indices, then the same row copy.
+// An undefined result: the general path applies (and raises what it raises).
+Tensor index_fast_cuda(const Tensor& self, const std::vector<Tensor>& indices) {
+  if (!self.is_cuda() || self.dim() == 0 || !self.is_contiguous()) return Tensor();
+  int64_t d = -1;
+  for (size_t j = 0; j < indices.size(); ++j) {
+    if (!indices[j].defined()) continue;
+    if (d >= 0) return Tensor();
+    d = static_cast<int64_t>(j);
+  }
+  if (d < 0 || d >= self.dim()) return Tensor();
+  const Tensor& idx = indices[d];
+  const Shape& ss = self.sizes();
+  const size_t es = self.itemsize();
+  Shape B;
+  int64_t k = 1;  // self's dims the index covers
+  Tensor rows;    // int64 row indices, contiguous
+  if (is_mask(idx)) {
+    k = idx.dim();
+    if (k == 0 || d + k > self.dim() || idx.device() != self.device()) return Tensor();
+    for (int64_t i = 0; i < k; ++i) {
+      if (idx.sizes()[i] != ss[d + i]) return Tensor();
+    }
+    if (d == 0 && k == self.dim() && (es == 1 || es == 2 || es == 4 || es == 8 || es == 16) &&
+        reinterpret_cast<uintptr_t>(self.data_ptr()) % es == 0) {
+      return internal::masked_gather_cuda(self, idx);
+    }
+    rows = internal::nonzero_flat_cuda(idx);
+    B = {rows.numel()};
+  } else {
+    if (!is_integral(idx.dtype(), false)) return Tensor();
+    B = idx.sizes();
+    if (numel_of(B) != 0 && ss[d] == 0) {
+      throw IndexError("index is out of bounds for dimension with size 0");
+    }
+  }
+  Shape out_shape(ss.begin(), ss.begin() + d);
+  out_shape.insert(out_shape.end(), B.begin(), B.end());
+  out_shape.insert(out_shape.end(), ss.begin() + d + k, ss.end());
+  checked_numel(out_shape, es);
+  Tensor out = Tensor::empty(out_shape, self.dtype(), self.device());
+  if (out.numel() == 0) return out;  // as the general path: no index is read
+  if (!rows.defined()) rows = contiguous(index_on(idx, self.device()));
+  const IndexRule rule{"index", true, IndexMessage::IndexBounds};
+  internal::index_rows_cuda(out, self, rows, 1, prod_of(ss, 0, d), numel_of(B),
+                            prod_of(ss, d, d + k), prod_of(ss, d + k, self.dim()), d, rule);
+  return out;
+}
+#endif
+
 template <typename T>
 void gather_row(char* const* p, const int64_t* s, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
@@ -260,7 +326,21 @@ std::vector<Tensor> nonzero_columns(const Tensor& t) {
   return cols;
 }
 
+Tensor nonzero(const Tensor& t) {
+  EMBER_CHECK(t.dim() > 0, "nonzero: takes a tensor of at least one dim");
+#if EMBER_WITH_CUDA
+  if (t.is_cuda()) return internal::nonzero_cuda(t);
+#endif
+  return stack(nonzero_columns(t), 1);
+}
+
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
+#if EMBER_WITH_CUDA
+  {
+    Tensor fast = index_fast_cuda(self, indices);
+    if (fast.defined()) return fast;
+  }
+#endif
   const Plan p = make_plan(self, indices, "index");
   Tensor out = Tensor::empty(p.out_shape, self.dtype(), self.device());
   if (out.numel() == 0) return out;

@@ -40,6 +40,9 @@ void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Te
 // (one for a 0-d `t`), row-major order, on t's device. On the GPU: one host
 // read of the count, the rest on the device (nonzero.cu).
 std::vector<Tensor> nonzero_columns(const Tensor& t);
+// torch.nonzero: the (count, ndim) int64 coordinates (ndim >= 1). CPU:
+// contiguous; GPU: the transpose of an (ndim, count) block, as torch's.
+Tensor nonzero(const Tensor& t);
 
 namespace internal {
 // off[i] = sum_j wrap(idx_j[i], sizes[j]) * strides[j] over contiguous int64
@@ -54,6 +57,17 @@ void index_offsets_cuda(const std::vector<Tensor>& idx, const Shape& dims, const
                         const Shape& strides, const Tensor& out, const char* op);
 constexpr int64_t kBadIndexOffset = INT64_MIN;
 std::vector<Tensor> nonzero_columns_cuda(const Tensor& t);
+// nonzero's (count, ndim) result: the transpose of an (ndim, count) block of
+// coordinates (strides (1, count), as torch's CUDA nonzero), written as CUB
+// selects them. `t` has at least one dim.
+Tensor nonzero_cuda(const Tensor& t);
+// The flat (row-major) indices of mask's nonzero elements, int64 (one host
+// read of their number, which `what` names for sync debugging).
+Tensor nonzero_flat_cuda(const Tensor& mask, const char* what = nullptr);
+// self's elements where mask (of self's numel, bool or uint8) is nonzero, in
+// order, 1-D: one selection pass over the mask and the values. self is
+// contiguous, its data aligned to its element size (1, 2, 4, 8 or 16 bytes).
+Tensor masked_gather_cuda(const Tensor& self, const Tensor& mask);
 // out[i] = src[i + off[i]] (gather) or dst[i + off[i]] = src[i] (scatter)
 // (kBadIndexOffset: the gather writes zero, the scatters write nothing),
 // byte-wise by element size, over three operands of one shape.

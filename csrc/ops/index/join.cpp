@@ -1,5 +1,7 @@
 #include "ops/index/join.hpp"
 
+#include <algorithm>
+
 #include "ops/copy/copy.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
@@ -70,6 +72,23 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
     parts.push_back(unsqueeze(tensors[i], d));
   }
   return cat(parts, d);
+}
+
+Tensor flip(const Tensor& x, const std::vector<int64_t>& dims) {
+  Shape strides = x.strides();
+  int64_t offset = x.storage_offset();
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, std::max<int64_t>(x.dim(), 1));
+    if (x.dim() == 0 || x.sizes()[w] <= 1) continue;
+    offset += (x.sizes()[w] - 1) * strides[w];
+    strides[w] = -strides[w];
+  }
+  // Only this function sees the negative strides: the copy's layout (tensor/iter.hpp)
+  // and offsets are signed byte arithmetic.
+  const Tensor view = x.view_with(x.sizes(), strides, offset);
+  Tensor out = Tensor::empty(x.sizes(), x.dtype(), x.device());
+  copy_(out, view);
+  return out;
 }
 
 }  // namespace ember::ops

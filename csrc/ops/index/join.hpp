@@ -1,4 +1,4 @@
-// Joining tensors: cat and stack (copies, on the tensors' device, in the
+// Joining tensors: cat and stack, and flip (copies, on the tensors' device, in the
 // dtype they promote to).
 #pragma once
 
@@ -13,5 +13,9 @@ namespace ember::ops {
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
 // torch.stack: all tensors of one shape, joined along a new dim.
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
+// torch.flip without autograd: a contiguous copy of x with the order along each
+// of `dims` (wrapped, distinct: the caller checks) reversed, in one pass over any
+// number of dims (x read through a view with those strides negated).
+Tensor flip(const Tensor& x, const std::vector<int64_t>& dims);
 
 }  // namespace ember::ops

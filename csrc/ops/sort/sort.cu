@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "ops/cuda_loops.cuh"
+#include "ops/index/index.hpp"
 #include "ops/sort/sort.hpp"
 #include "ops/sort/sort_block.hpp"
 #include "ops/sort/sort_keys.hpp"
@@ -108,9 +109,13 @@ __global__ void run_flags_kernel(const K* keys, int64_t n, bool nan_distinct, K 
 
 // unique of integers: the smallest and largest key (range[0], range[1]; set
 // to all-ones and zero before), so the sort covers only the bits they differ in.
+// Reduced over the block first: one atomic pair per block (one per warp, a
+// few million on one address for 2^26 elements, serialised in L2, took
+// longer than the rest of the pass).
 template <typename U>
 __global__ void key_range_kernel(const U* x, int64_t n, sort_keys::Kind kind,
                                  unsigned long long* range) {
+  __shared__ unsigned long long part[2][kThreads / 32];
   unsigned long long lo = ~0ull, hi = 0;
   for (int64_t e = global_id(); e < n; e += grid_size()) {
     const unsigned long long k = sort_keys::key<U>(x[e], kind, false, false);
@@ -124,8 +129,44 @@ __global__ void key_range_kernel(const U* x, int64_t n, sort_keys::Kind kind,
     hi = h > hi ? h : hi;
   }
   if ((threadIdx.x & 31) == 0) {
+    part[0][threadIdx.x / 32] = lo;
+    part[1][threadIdx.x / 32] = hi;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < kThreads / 32; ++w) {
+      lo = part[0][w] < lo ? part[0][w] : lo;
+      hi = part[1][w] > hi ? part[1][w] : hi;
+    }
     atomicMin(&range[0], lo);
     atomicMax(&range[1], hi);
+  }
+}
+
+// unique without the inverse: flags[i] = 1 where a run of equal keys starts
+// (each NaN its own run), one byte each, for the flat selection of run starts.
+template <typename K>
+__global__ void run_start_bytes_kernel(const K* keys, int64_t n, bool nan_distinct, K nan_key,
+                                       uint8_t* flags) {
+  for (int64_t i = global_id(); i < n; i += grid_size()) {
+    const K k = keys[i];
+    flags[i] = (i == 0 || k != keys[i - 1] || (nan_distinct && k == nan_key)) ? 1 : 0;
+  }
+}
+
+// unique without the inverse: run r starts at sorted position starts[r] and
+// ends where run r + 1 starts (the last at n): its value (from the key for
+// keys-only sorts, else the input through perm) and its length.
+template <typename U, typename K>
+__global__ void unique_runs_kernel(const U* x, const K* keys, const int64_t* perm,
+                                   const int64_t* starts, int64_t count, int64_t n,
+                                   sort_keys::Kind kind, bool from_keys, U offset, U* values,
+                                   int64_t* counts) {
+  for (int64_t r = global_id(); r < count; r += grid_size()) {
+    const int64_t i = starts[r];
+    values[r] = from_keys ? sort_keys::value_of_key<U>(U(U(keys[i]) + offset), kind, false)
+                          : x[perm != nullptr ? perm[i] : i];
+    if (counts != nullptr) counts[r] = (r + 1 < count ? starts[r + 1] : n) - i;
   }
 }
 
@@ -300,15 +341,18 @@ std::tuple<Tensor, Tensor, Tensor> unique_keys(const Tensor& xc, bool sorted, bo
   // (-0.0 or +0.0, NaN payloads), read through the permutation.
   const bool keys_only = sorted && !want_inverse && kind != sort_keys::Kind::Float;
   const bool with_perm = sorted && !keys_only;
+  // Without the inverse no per-element run ids are needed: the run starts are
+  // selected instead (below).
+  const bool with_ids = want_inverse;
   const int64_t kbytes = (n * int64_t(sizeof(K)) + 15) / 16 * 16;
-  const Tensor scratch = Tensor::empty({2 * kbytes + (with_perm ? 3 : 1) * n * 8},
-                                       ScalarType::UInt8, dev);
+  const Tensor scratch = Tensor::empty(
+      {2 * kbytes + ((with_perm ? 2 : 0) + (with_ids ? 1 : 0)) * n * 8}, ScalarType::UInt8, dev);
   char* base = static_cast<char*>(scratch.data_ptr());
   K* k0 = reinterpret_cast<K*>(base);
   K* k1 = reinterpret_cast<K*>(base + kbytes);
-  int64_t* ids = reinterpret_cast<int64_t*>(base + 2 * kbytes);
-  int64_t* v0 = ids + n;
+  int64_t* v0 = reinterpret_cast<int64_t*>(base + 2 * kbytes);
   int64_t* v1 = v0 + n;
+  int64_t* ids = with_perm ? v1 + n : v0;
   const U* x = static_cast<const U*>(xc.data_ptr());
   flat_keys_kernel<U, K><<<blocks_for(n), kThreads, 0, stream>>>(
       x, n, kind, xc.dtype() == ScalarType::BFloat16, false, U(offset), k0,
@@ -330,8 +374,32 @@ std::tuple<Tensor, Tensor, Tensor> unique_keys(const Tensor& xc, bool sorted, bo
     });
     keys = k1;
   }
-  run_flags_kernel<K><<<blocks_for(n), kThreads, 0, stream>>>(
-      keys, n, kind == sort_keys::Kind::Float, K(U(~U(0))), ids);
+  const bool nan_distinct = kind == sort_keys::Kind::Float;
+  if (!with_ids) {
+    // A byte per element where a run starts; their positions selected by CUB's
+    // DeviceSelect::Flagged (shared with nonzero: ops/index/nonzero.cu), after one host
+    // read of their number; each run's value and length from its start. (Was: int64
+    // run ids for every element, their scan, and a scatter pass over every element.)
+    const Tensor flags = Tensor::empty({n}, ScalarType::UInt8, dev);
+    run_start_bytes_kernel<K><<<blocks_for(n), kThreads, 0, stream>>>(
+        keys, n, nan_distinct, K(U(~U(0))), static_cast<uint8_t*>(flags.data_ptr()));
+    EMBER_KERNEL_LAUNCH_CHECK();
+    const Tensor starts = internal::nonzero_flat_cuda(
+        flags, "unique: the number of distinct values sizes the result");
+    const int64_t count = starts.numel();
+    Tensor values = Tensor::empty({count}, xc.dtype(), dev);
+    Tensor counts = Tensor::empty({want_counts ? count : 0}, ScalarType::Int64, dev);
+    if (count > 0) {
+      unique_runs_kernel<U, K><<<blocks_for(count), kThreads, 0, stream>>>(
+          x, keys, perm, static_cast<const int64_t*>(starts.data_ptr()), count, n, kind,
+          keys_only, U(offset), static_cast<U*>(values.data_ptr()),
+          want_counts ? static_cast<int64_t*>(counts.data_ptr()) : nullptr);
+      EMBER_KERNEL_LAUNCH_CHECK();
+    }
+    return {values, Tensor::empty({0}, ScalarType::Int64, dev), counts};
+  }
+  run_flags_kernel<K><<<blocks_for(n), kThreads, 0, stream>>>(keys, n, nan_distinct,
+                                                              K(U(~U(0))), ids);
   EMBER_KERNEL_LAUNCH_CHECK();
   with_temp(dev, [&](void* tmp, size_t& bytes) {
     return cub::DeviceScan::InclusiveSum(tmp, bytes, ids, ids, ni, stream);
@@ -443,7 +511,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_cuda(const Tensor& xc, bool sorted, bo
         unsigned long long* r = static_cast<unsigned long long*>(range.data_ptr());
         EMBER_CUDA_CHECK(cudaMemsetAsync(r, 0xFF, 8, stream));
         EMBER_CUDA_CHECK(cudaMemsetAsync(r + 1, 0, 8, stream));
-        key_range_kernel<U><<<blocks_for(n), kThreads, 0, stream>>>(
+        key_range_kernel<U><<<blocks_for(n, 16), kThreads, 0, stream>>>(
             static_cast<const U*>(xc.data_ptr()), n, kind, r);
         EMBER_KERNEL_LAUNCH_CHECK();
         cuda::note_host_sync("unique: the range of the integers sets the bits sorted");
