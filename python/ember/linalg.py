@@ -19,6 +19,7 @@ from collections import namedtuple
 
 from ember import _C
 from ember._composite_math import linalg_cross as cross
+from ember._composite_shape import diag_embed as _diag_embed
 from ember.autograd.function import Function
 
 _L = _C._linalg
@@ -89,7 +90,7 @@ def _check_float(A, fn, what="input"):
     if not isinstance(A, _Tensor):
         raise TypeError(f"{fn}(): argument '{what}' must be Tensor, not {type(A).__name__}")
     if not A.dtype.is_floating_point:
-        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as {what}. "
+        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. "
                            f"Got {_tname(A.dtype)}")
     if A.dtype not in (_C.float32, _C.float64):
         raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got {_tname(A.dtype)}")
@@ -465,7 +466,7 @@ def logdet(A):
 
 def _phi(X):
     """tril(X) with its diagonal halved."""
-    return X.tril() - 0.5 * _C.diag_embed(X.diagonal(0, -2, -1))
+    return X.tril() - 0.5 * _diag_embed(X.diagonal(0, -2, -1))
 
 
 class _Cholesky(Function):
@@ -637,7 +638,7 @@ def _qr_back_tall(Q, R, gQ, gR):
     M = gR R^T - Q^T gQ, sym(X) = X + X^T with the diagonal once."""
     M = _C.matmul(gR, R.mT) - _C.matmul(Q.mT, gQ)
     M = M.triu()
-    S = M + M.mT - _C.diag_embed(M.diagonal(0, -2, -1))
+    S = M + M.mT - _diag_embed(M.diagonal(0, -2, -1))
     gA = _C.matmul(Q, S) + gQ
     return solve_triangular(R.mT, gA, upper=False, left=False)
 
@@ -716,7 +717,7 @@ class _EighFn(Function):
     def backward(ctx, gw, gV, _ginfo):
         w, V = ctx.saved_tensors
         # torch's eigh backward: gA = V (diag(gw) + (V^T gV) / E) V^T, E_ij = w_j - w_i.
-        inner = _C.diag_embed(gw)
+        inner = _diag_embed(gw)
         if gV is not None and V.dim() == w.dim() + 1:
             E = w.unsqueeze(-2) - w.unsqueeze(-1)
             n = w.shape[-1]
@@ -814,7 +815,7 @@ def _svd_backward(U, S, Vh, gU, gS, gVh):
         inner = inner + S.unsqueeze(-1) * (K - K.mT)
     inner = _C.where(eye, _C.zeros_like(inner), inner / E)
     if gS is not None:
-        inner = inner + _C.diag_embed(gS)
+        inner = inner + _diag_embed(gS)
     gA = _C.matmul(U, _C.matmul(inner, Vh))
     if m > k and gU is not None:
         proj = gU - _C.matmul(U, _C.matmul(U.mT, gU))

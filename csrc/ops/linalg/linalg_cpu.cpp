@@ -33,6 +33,7 @@ void check_fortran(const Tensor& t, const char* fn, const char* what) {
   EMBER_CHECK(t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64, fn, ": ",
               what, " must be float32 or float64, got ", dtype_name(t.dtype()));
   const int64_t m = t.size(-2), n = t.size(-1);
+  if (t.numel() == 0) return;
   int64_t expect = m * n;
   bool ok = (m <= 1 || t.stride(-2) == 1) && (n <= 1 || t.stride(-1) == m);
   for (int64_t d = t.dim() - 3; d >= 0 && ok; --d) {
