@@ -1045,7 +1045,8 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     if check_errors:
         _raise_singular(fn, info, lambda v: f"The factorization could not be completed "
                         f"(error code: {v}).")
-    return _LDLFactorEx(X.to(dev), piv.to(dev), info.to(dev))
+    # torch zeroes the upper triangle (LAPACK leaves A's there)
+    return _LDLFactorEx(X.tril().to(dev), piv.to(dev), info.to(dev))
 
 
 def ldl_factor(A, *, hermitian=False, out=None):
@@ -1316,70 +1317,3 @@ def vander(x, *, N=None):
         return _C.empty(tuple(x.shape) + (0,), dtype=x.dtype, device=x.device)
     p = _C.arange(n, device=x.device)
     return x.unsqueeze(-1) ** p.to(x.dtype if x.dtype.is_floating_point else _C.int64)
-
-
-# ---- torch's top-level names ----------------------------------------------------------------
-
-def _svd_top(input, some=True, compute_uv=True, *, out=None):
-    """torch.svd: (U, S, V) (V, not Vh); some=True: reduced. compute_uv=False: zero U, V."""
-    if compute_uv:
-        U, S, Vh = svd(input, full_matrices=not some)
-        return _rt("svd", ["U", "S", "V"])(U, S, Vh.mT)
-    S = svdvals(input)
-    m, n = input.shape[-2], input.shape[-1]
-    batch = tuple(input.shape[:-2])
-    U = _C.zeros(batch + (m, m), dtype=input.dtype, device=input.device)
-    V = _C.zeros(batch + (n, n), dtype=input.dtype, device=input.device)
-    return _rt("svd", ["U", "S", "V"])(U, S, V)
-
-
-def _qr_top(input, some=True, *, out=None):
-    Q, R = qr(input, "reduced" if some else "complete")
-    return _rt("qr", ["Q", "R"])(Q, R)
-
-
-def _cholesky_top(input, upper=False, *, out=None):
-    return cholesky(input, upper=upper, out=out)
-
-
-def _triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
-    """torch.triangular_solve(b, A): (solution, cloned_coefficient)."""
-    Aop = A.mT if transpose else A
-    X = solve_triangular(Aop, b, upper=(upper != transpose), unitriangular=unitriangular)
-    return _rt("triangular_solve", ["solution", "cloned_coefficient"])(X, A.clone())
-
-
-def _lu_solve_top(b, LU_data, LU_pivots, *, out=None):
-    return lu_solve(LU_data, LU_pivots, b, out=out)
-
-
-def _slogdet_top(input, *, out=None):
-    sign, la = slogdet(input)
-    return _rt("slogdet", ["sign", "logabsdet"])(sign, la)
-
-
-def _lu_top(A, pivot=True, get_infos=False, out=None):
-    LU, piv, info = lu_factor_ex(A, pivot=pivot)
-    return (LU, piv, info) if get_infos else (LU, piv)
-
-
-_TOPLEVEL = {
-    "det": det, "logdet": logdet, "slogdet": _slogdet_top, "inverse": inv,
-    "cholesky": _cholesky_top, "cholesky_solve": cholesky_solve,
-    "cholesky_inverse": cholesky_inverse, "qr": _qr_top, "svd": _svd_top,
-    "pinverse": pinverse, "lu_solve": _lu_solve_top, "lu_unpack": lu_unpack, "lu": _lu_top,
-    "geqrf": geqrf, "ormqr": ormqr, "triangular_solve": _triangular_solve,
-    "chain_matmul": chain_matmul, "matrix_exp": matrix_exp,
-}
-
-
-def _methods():
-    """torch's Tensor methods for these (t.det(), t.inverse(), t.svd(), ...)."""
-    T = _Tensor
-    for name in ("det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve",
-                 "cholesky_inverse", "qr", "svd", "pinverse", "lu_solve", "geqrf", "ormqr",
-                 "triangular_solve", "matrix_exp"):
-        if not hasattr(T, name):
-            setattr(T, name, _TOPLEVEL[name])
-    if not hasattr(T, "lu"):
-        T.lu = _lu_top
