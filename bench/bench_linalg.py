@@ -1,10 +1,13 @@
 """Issue 7's product rows: matmul at 4096^3 and 8192^3 in float32, TF32, bfloat16 and
 float16, a batch of 64 products of 512^2, a transposed operand, and the per-call cost
 of a 64x64 product from Python, side by side with torch (device events, medians,
-random non-zero data)."""
+random non-zero data). Issue 17's factorization rows: solve, batched inv, cholesky, svd,
+eigh and batched qr on the GPU against torch (cuSOLVER both), and the CPU's matmul and
+solve against NumPy (the same OpenBLAS, called from C++ by ember)."""
 import statistics
+import time
 
-from harness import gpu_pair, gpu_seconds, per_call
+from harness import Row, gpu_pair, gpu_seconds, per_call
 
 
 def _gpu_seconds(fn, event_cls, sync, repeat=7):
@@ -22,7 +25,85 @@ def _pair(lib, shape_a, shape_b, dtype_name, transpose_a=False):
     return a, b
 
 
+def _cpu_rows(table):
+    """CPU rows against NumPy (wall-clock medians)."""
+    import numpy as np
+    import ember
+
+    def wall(fn, repeat=9):
+        fn()
+        ts = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+        return statistics.median(ts)
+
+    def add(name, e, n, target, ratio):
+        met = e <= n / ratio
+        table.rows.append(Row(name, e * 1e3, n * 1e3, "ms", False, target, met, "numpy"))
+        print(f"  {name}: ember {e * 1e3:.4g} ms, numpy {n * 1e3:.4g} ms", flush=True)
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((1024, 1024)).astype(np.float32)
+    b = rng.standard_normal((1024, 1024)).astype(np.float32)
+    ea, eb = ember.tensor(a), ember.tensor(b)
+    add("CPU matmul 1024^2 fp32", wall(lambda: ea @ eb), wall(lambda: a @ b),
+        ">= 0.9x numpy", 0.9)
+    w = a + 64 * np.eye(1024, dtype=np.float32)
+    ew = ember.tensor(w)
+    add("CPU solve 1024^2 fp32", wall(lambda: ember.linalg.solve(ew, eb)),
+        wall(lambda: np.linalg.solve(w, b)), ">= 0.8x numpy", 0.8)
+    wd, bd = w.astype(np.float64), b.astype(np.float64)
+    ewd, ebd = ember.tensor(wd), ember.tensor(bd)
+    add("CPU solve 1024^2 fp64", wall(lambda: ember.linalg.solve(ewd, ebd)),
+        wall(lambda: np.linalg.solve(wd, bd)), ">= 0.8x numpy", 0.8)
+
+
+def _decomposition_rows(table, pair):
+    """GPU factorizations against torch's (both cuSOLVER): seconds per call, medians of
+    device-event timings on random well-posed operands."""
+    ember, torch = pair.ember, pair.torch
+
+    def operands(lib, kind, shape):
+        a = lib.randn(*shape, device="cuda")
+        n = shape[-1]
+        if kind == "spd":
+            return a @ a.mT + n * lib.eye(n, device="cuda")
+        if kind == "well":
+            return a + 2 * n ** 0.5 * lib.eye(n, device="cuda")
+        if kind == "sym":
+            return a + a.mT
+        return a
+
+    cases = [
+        ("solve 4096^2 fp32", "well", (4096, 4096), lambda L, A, B: L.linalg.solve(A, B), 1),
+        ("inv 1024 x 64^2 fp32", "well", (1024, 64, 64), lambda L, A, B: L.linalg.inv(A), 1),
+        ("cholesky 8192^2 fp32", "spd", (8192, 8192), lambda L, A, B: L.linalg.cholesky(A), 1),
+        ("svd 2048^2 fp32", "rand", (2048, 2048), lambda L, A, B: L.linalg.svd(A), 1),
+        ("eigh 4096^2 fp32", "sym", (4096, 4096), lambda L, A, B: L.linalg.eigh(A), 1),
+        ("qr 256 x 256^2 fp32", "rand", (256, 256, 256), lambda L, A, B: L.linalg.qr(A), 1),
+    ]
+    for name, kind, shape, op, _ in cases:
+        ea = operands(ember, kind, shape)
+        eb = ember.randn(shape[-1], 16, device="cuda")
+        e = gpu_seconds(lambda: op(ember, ea, eb), pair.E, pair.e_sync, iters=1, repeat=5,
+                        warmup=2)
+        t = None
+        if torch:
+            ta = operands(torch, kind, shape)
+            tb = torch.randn(shape[-1], 16, device="cuda")
+            t = gpu_seconds(lambda: op(torch, ta, tb), pair.T, pair.t_sync, iters=1, repeat=5,
+                            warmup=2)
+            del ta, tb
+        del ea, eb
+        met = None if t is None else e <= t / 0.9
+        table.add(name, e * 1e3, None if t is None else t * 1e3, "ms", target=">= 0.9x torch",
+                  met=met)
+
+
 def run(table):
+    _cpu_rows(table)
     pair = gpu_pair("the linalg rows")
     if pair is None:
         return
@@ -82,3 +163,4 @@ def run(table):
     if torch:
         t = per_call(lambda: torch.nn.functional.linear(tx, ty, tx[0]), sync=t_sync) * 1e6
     table.add("linear 64x64 + bias per call", e, t, "us")
+    _decomposition_rows(table, pair)

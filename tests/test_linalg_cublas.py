@@ -68,9 +68,12 @@ def test_cpu_products_load_neither_cublas_nor_numpy_at_import():
         assert 'libcublas' not in maps() and 'numpy' not in sys.modules
         a = ember.ones(3, 4)
         assert ember._C._cublas_loaded() is False
+        assert not ember._C._linalg.lapack_loaded() and 'openblas' not in maps()
         print((a @ ember.ones(4, 2)).tolist())
         assert 'libcublas' not in maps(), 'a CPU product loaded cuBLAS'
-        assert 'numpy' in sys.modules
+        # The CPU BLAS is opened directly (NumPy's bundled OpenBLAS), NumPy is not imported.
+        assert 'numpy' not in sys.modules
+        assert ember._C._linalg.lapack_loaded() and 'openblas' in maps()
     """)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == str([[4.0, 4.0]] * 3)

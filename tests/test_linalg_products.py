@@ -1,4 +1,4 @@
-"""Matrix products on the CPU (through NumPy's BLAS) against float64 NumPy references:
+"""Matrix products on the CPU (OpenBLAS's gemm, called from C++) against float64 NumPy references:
 every op, torch's matmul shape rules (1-D operands, batch broadcasting), transposed and
 sliced operands, empty and 1-sized dims, dtypes, out=, einsum, nn.functional.linear, and
 the errors."""

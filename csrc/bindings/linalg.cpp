@@ -6,7 +6,7 @@
 // and ember.matmul / ember.mm are METH_FASTCALL functions: these run in inner
 // loops (a 64x64 product costs a few microseconds on the GPU), where
 // pybind11's generic dispatch would add ~1 us. The GIL is kept: GPU products
-// only queue work; CPU products run in NumPy, which releases it in its BLAS.
+// only queue work; CPU products call the BLAS (ops/blas/blas_cpu) with it held.
 #include <Python.h>
 
 #include "autograd/functions.hpp"
@@ -22,7 +22,7 @@
 
 namespace ember::bindings {
 
-void register_numpy_bridge();  // linalg_numpy.cpp
+void bind_linalg_lapack(py::module_& m);  // linalg_lapack.cpp
 
 namespace {
 
@@ -290,7 +290,7 @@ void bind_config(py::module_& m) {
 }  // namespace
 
 void bind_linalg(py::module_& m) {
-  register_numpy_bridge();
+  bind_linalg_lapack(m);
   def_fast(m);
   bind_functions(m);
   auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));

@@ -3,6 +3,7 @@
 #if EMBER_WITH_CUDA
 #include <cublas_api.h>
 #include <cuda.h>
+#include <cusolver_common.h>
 #include <nvrtc.h>
 #endif
 
@@ -261,6 +262,48 @@ LibraryStatus describe_cublas_status(int status) {
   }
 #endif
   return {"CUBLAS_STATUS_UNKNOWN", "an unknown cuBLAS status", kPersistHint, false};
+}
+
+LibraryStatus describe_cusolver_status(int status) {
+#if EMBER_WITH_CUDA
+  switch (static_cast<cusolverStatus_t>(status)) {
+    case CUSOLVER_STATUS_SUCCESS:
+      return {"CUSOLVER_STATUS_SUCCESS", "the operation completed successfully", "", false};
+    case CUSOLVER_STATUS_NOT_INITIALIZED:
+      return {"CUSOLVER_STATUS_NOT_INITIALIZED", "the library was not initialized",
+              "cuSOLVER could not initialise: the GPU may be out of memory or unusable (check "
+              "nvidia-smi).",
+              false};
+    case CUSOLVER_STATUS_ALLOC_FAILED:
+      return {"CUSOLVER_STATUS_ALLOC_FAILED", "the resource allocation failed",
+              "cuSOLVER could not allocate memory: free tensors or call ember.cuda.empty_cache().",
+              true};
+    case CUSOLVER_STATUS_INVALID_VALUE:
+      return {"CUSOLVER_STATUS_INVALID_VALUE", "an invalid value was passed as an argument",
+              "An argument was out of cuSOLVER's range; please report this to ember with the "
+              "shapes and dtypes of the operands.",
+              false};
+    case CUSOLVER_STATUS_ARCH_MISMATCH:
+      return {"CUSOLVER_STATUS_ARCH_MISMATCH", "an absent device architectural feature is required",
+              "This GPU does not support the routine; try float32 or the CPU.", false};
+    case CUSOLVER_STATUS_EXECUTION_FAILED:
+      return {"CUSOLVER_STATUS_EXECUTION_FAILED", "the GPU program failed to execute",
+              kPersistHint, false};
+    case CUSOLVER_STATUS_INTERNAL_ERROR:
+      return {"CUSOLVER_STATUS_INTERNAL_ERROR", "an internal cuSOLVER operation failed",
+              kPersistHint, false};
+    case CUSOLVER_STATUS_NOT_SUPPORTED:
+      return {"CUSOLVER_STATUS_NOT_SUPPORTED", "the parameters are not supported",
+              "cuSOLVER does not support this combination of sizes and options; try the CPU.",
+              false};
+    case CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED:
+      return {"CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED", "the matrix type is not supported",
+              "Please report this to ember.", false};
+    default:
+      break;
+  }
+#endif
+  return {"CUSOLVER_STATUS_UNKNOWN", "an unknown cuSOLVER status", kPersistHint, false};
 }
 
 LibraryStatus describe_nvrtc_status(int status) {

@@ -10,9 +10,9 @@
 //   be made even when the library failed to load half-way.
 // - Write calls as EMBER_CUBLAS_CHECK(api.cublasGemmEx(...)): the message names
 //   the function after the last '.' or '->' before the parenthesis.
-// - Libraries now: cuBLAS and cuBLASLt (EMBER_CUBLAS_CHECK), NVRTC
+// - Libraries now: cuBLAS and cuBLASLt (EMBER_CUBLAS_CHECK), cuSOLVER (EMBER_CUSOLVER_CHECK), NVRTC
 //   (EMBER_NVRTC_CHECK) and the CUDA driver API (EMBER_CU_CHECK, for the
-//   entry points of runtime/driver_api.hpp). cuSOLVER, cuFFT, cuDNN and CUPTI
+//   entry points of runtime/driver_api.hpp). cuFFT, cuDNN and CUPTI
 //   join here, each with its describe function.
 #pragma once
 
@@ -57,6 +57,10 @@ LibraryStatus describe_cublas_status(int status);
 // NVRTC statuses (nvrtcResult). A failed compilation is not reported through
 // this: the compiler raises ember.cuda.CompileError with NVRTC's log.
 LibraryStatus describe_nvrtc_status(int status);
+// cuSOLVER statuses (cusolverStatus_t). A failed factorization (a singular or
+// non-positive-definite matrix) is not a status: it comes back in the routine's
+// info array, which ember.linalg turns into torch.linalg.LinAlgError.
+LibraryStatus describe_cusolver_status(int status);
 // CUDA driver API results (CUresult). Kernel faults say that the context is
 // unusable; launch-resource failures say what to lower.
 LibraryStatus describe_cu_status(int status);
@@ -73,6 +77,9 @@ LibraryStatus describe_cu_status(int status);
 
 #define EMBER_CUBLAS_CHECK(expr) \
   EMBER_LIBRARY_CHECK("cuBLAS", ::ember::detail::describe_cublas_status, expr)
+
+#define EMBER_CUSOLVER_CHECK(expr) \
+  EMBER_LIBRARY_CHECK("cuSOLVER", ::ember::detail::describe_cusolver_status, expr)
 
 #define EMBER_NVRTC_CHECK(expr) \
   EMBER_LIBRARY_CHECK("NVRTC", ::ember::detail::describe_nvrtc_status, expr)

@@ -178,6 +178,10 @@ from ember._composite_special import *  # noqa: E402,F401,F403
 __all__ += [*_composite_shape.__all__, *_composite_math.__all__, *_composite_copy.__all__,
             *_composite_linalg.__all__, *_composite_stats.__all__, *_composite_misc.__all__,
             *_composite_index.__all__, *_composite_special.__all__, "linalg"]
+# torch's top-level factorizations (torch.det, torch.svd, torch.qr, ...) over ember.linalg.
+from ember import _linalg_toplevel  # noqa: E402
+from ember._linalg_toplevel import *  # noqa: E402,F401,F403
+__all__ += _linalg_toplevel.__all__
 # The sorting and search family (python/ember/_sorting.py over csrc/ops/sort/).
 from ember import _sorting  # noqa: E402
 from ember._sorting import *  # noqa: E402,F401,F403

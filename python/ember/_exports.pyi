@@ -175,6 +175,13 @@ from ember._composite_special import (
     isneginf as isneginf, isreal as isreal, clamp_ as clamp_, clamp_min_ as clamp_min_,
     clamp_max_ as clamp_max_, clip_ as clip_, fill_ as fill_, fill as fill, zero_ as zero_,
 )
+from ember._linalg_toplevel import (
+    det as det, logdet as logdet, slogdet as slogdet, inverse as inverse, cholesky as cholesky,
+    cholesky_solve as cholesky_solve, cholesky_inverse as cholesky_inverse, qr as qr, svd as svd,
+    pinverse as pinverse, lu_solve as lu_solve, lu_unpack as lu_unpack, lu as lu, geqrf as geqrf,
+    ormqr as ormqr, orgqr as orgqr, triangular_solve as triangular_solve,
+    chain_matmul as chain_matmul, matrix_exp as matrix_exp,
+)
 from ember._sorting import (
     sort as sort, argsort as argsort, msort as msort, topk as topk, kthvalue as kthvalue,
     median as median, nanmedian as nanmedian, mode as mode, quantile as quantile,

@@ -1,9 +1,9 @@
-// CPU matrix products through NumPy's BLAS (OpenBLAS/Accelerate/MKL, whatever
-// the installed NumPy carries): ember hands numpy.matmul zero-copy views of
-// its tensors. ops/ does not know Python, so the bindings register the bridge
-// (bindings/linalg_numpy.cpp) at import; it imports NumPy on first use (not at
-// `import ember`) and takes the GIL itself, so these functions may be called
-// with or without it.
+// CPU matrix products: float32/float64 through the BLAS that ops/linalg/
+// lapack_api opens at first use (sgemm/dgemm called from C++, one call per
+// matrix of the batch: no Python, no NumPy call); float16/bfloat16 are
+// computed in float32 and rounded once (torch also accumulates them in float32
+// on the CPU); integer dtypes by a plain blocked loop in their own type
+// (wrapping on overflow, as torch's).
 #pragma once
 
 #include "tensor/scalar.hpp"
@@ -11,16 +11,9 @@
 
 namespace ember::ops::cpu_blas {
 
-// out = alpha * (a @ b) + beta * out, NumPy's matmul semantics over the
-// batch dims (a, b and out have the same batch shape; a and b may have zero
-// strides). beta == 0: out is only written. Types: one of NumPy's (every
-// ember dtype but bfloat16), the same for all three.
-using MatmulBridge = void (*)(const Tensor& out, const Tensor& a, const Tensor& b,
-                              const Scalar& alpha, const Scalar& beta);
-void set_matmul_bridge(MatmulBridge bridge) noexcept;
-
-// The CPU engine of ops::internal::gemm_into: float16/bfloat16 are computed
-// in float32 and rounded once; RuntimeError when no bridge is registered.
+// out = alpha * (a @ b) + beta * out over the batch dims (a, b and out have
+// the same batch shape; a and b may have zero strides, any matrix strides).
+// beta == 0: out is only written. One dtype for all three (not bool).
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha,
           const Scalar& beta);
 

@@ -49,6 +49,14 @@ struct Loaded {
     resolve(blas, api.cublasGemmEx_64, "cublasGemmEx_64");
     resolve(blas, api.cublasGemmStridedBatchedEx, "cublasGemmStridedBatchedEx");
     resolve(blas, api.cublasGemmStridedBatchedEx_64, "cublasGemmStridedBatchedEx_64");
+    resolve(blas, api.cublasStrsmV2, "cublasStrsm_v2");
+    resolve(blas, api.cublasDtrsmV2, "cublasDtrsm_v2");
+    resolve(blas, api.cublasSgetrfBatched, "cublasSgetrfBatched");
+    resolve(blas, api.cublasDgetrfBatched, "cublasDgetrfBatched");
+    resolve(blas, api.cublasSgetrsBatched, "cublasSgetrsBatched");
+    resolve(blas, api.cublasDgetrsBatched, "cublasDgetrsBatched");
+    resolve(blas, api.cublasSgeqrfBatched, "cublasSgeqrfBatched");
+    resolve(blas, api.cublasDgeqrfBatched, "cublasDgeqrfBatched");
     resolve(lt, api.cublasLtCreate, "cublasLtCreate");
     resolve(lt, api.cublasLtMatmul, "cublasLtMatmul");
     resolve(lt, api.cublasLtMatmulDescCreate, "cublasLtMatmulDescCreate");

@@ -58,6 +58,16 @@ struct CublasApi {
   GemmEx64Fn cublasGemmEx_64 = nullptr;
   GemmStridedBatchedExFn cublasGemmStridedBatchedEx = nullptr;
   GemmStridedBatchedEx64Fn cublasGemmStridedBatchedEx_64 = nullptr;
+  // ember.linalg's (ops/linalg/linalg_cuda.cpp): triangular solves and the
+  // batched LU/QR of small matrices.
+  decltype(&::cublasStrsm_v2) cublasStrsmV2 = nullptr;
+  decltype(&::cublasDtrsm_v2) cublasDtrsmV2 = nullptr;
+  decltype(&::cublasSgetrfBatched) cublasSgetrfBatched = nullptr;
+  decltype(&::cublasDgetrfBatched) cublasDgetrfBatched = nullptr;
+  decltype(&::cublasSgetrsBatched) cublasSgetrsBatched = nullptr;
+  decltype(&::cublasDgetrsBatched) cublasDgetrsBatched = nullptr;
+  decltype(&::cublasSgeqrfBatched) cublasSgeqrfBatched = nullptr;
+  decltype(&::cublasDgeqrfBatched) cublasDgeqrfBatched = nullptr;
 
   // libcublasLt
   decltype(&::cublasLtCreate) cublasLtCreate = nullptr;

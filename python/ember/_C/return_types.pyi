@@ -93,6 +93,71 @@ class kthvalue:
     __slots__: tuple[Any, ...]
 
 
+class linalg_cholesky_ex:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class linalg_eigh:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class linalg_inv_ex:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class linalg_ldl_factor:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class linalg_ldl_factor_ex:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class linalg_lstsq:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class linalg_lu:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class linalg_lu_factor:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class linalg_lu_factor_ex:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class linalg_qr:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class linalg_slogdet:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class linalg_solve_ex:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class linalg_svd:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
 class median:
     def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
     __slots__: tuple[Any, ...]
