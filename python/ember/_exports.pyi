@@ -229,6 +229,7 @@ unbind = Tensor.unbind
 select = Tensor.select
 diagonal = Tensor.diagonal
 as_strided = Tensor.as_strided
+as_strided_ = Tensor.as_strided_
 clone = Tensor.clone
 is_floating_point = Tensor.is_floating_point
 is_complex = Tensor.is_complex
