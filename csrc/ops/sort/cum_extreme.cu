@@ -1,11 +1,13 @@
 // torch.cummax / cummin on the GPU (cum_extreme.hpp): lines along the innermost
-// dim take a warp each (each lane V neighbouring elements, the lanes' running
-// extremes combined with shuffles, a carry from chunk to chunk); lines along a
+// dim take a warp each (groups of 4 neighbouring elements a lane, vector loads
+// and stores, the lanes' running extremes combined with shuffles, a carry from
+// group to group); lines along a
 // strided dim one thread each (neighbouring threads read neighbouring elements).
 #include <algorithm>
 #include <type_traits>
 
 #include "ops/cuda_loops.cuh"
+#include "ops/vec_io.cuh"
 #include "ops/sort/cum_extreme.hpp"
 #include "runtime/cuda_device.hpp"
 #include "runtime/errors.hpp"
@@ -73,10 +75,17 @@ __device__ __forceinline__ C shfl_c(C v, int lane) {
   }
 }
 
-template <int V, typename T, typename C>
-__global__ void cum_extreme_rows_kernel(const T* __restrict__ in, int64_t lines, int64_t n,
-                                        bool is_max, T* __restrict__ out,
-                                        int64_t* __restrict__ idx) {
+// A warp per line, the line in chunks of K groups of 128 elements: in group k
+// lane l holds the 4 elements from k * 128 + l * 4, loaded and stored (values
+// and indices) as vectors where the line is aligned, so each access of the
+// warp is one contiguous span. Each lane combines its 4 elements, the warp
+// scans its lanes' segments with shuffles, and a carry runs from group to
+// group and chunk to chunk.
+template <int K, typename T, typename C>
+__global__ void __launch_bounds__(256, sizeof(C) <= 4 ? 4 : 3) cum_extreme_rows_kernel(
+    const T* __restrict__ in, int64_t lines, int64_t n, bool is_max, T* __restrict__ out,
+    int64_t* __restrict__ idx) {
+  constexpr int64_t kChunk = int64_t(K) * 128;
   const int lane = threadIdx.x & 31;
   const int64_t wpb = blockDim.x / 32;
   for (int64_t line = int64_t(blockIdx.x) * wpb + threadIdx.x / 32; line < lines;
@@ -84,47 +93,78 @@ __global__ void cum_extreme_rows_kernel(const T* __restrict__ in, int64_t lines,
     const T* src = in + line * n;
     T* dst = out + line * n;
     int64_t* di = idx + line * n;
+    const bool vec = vec_io::vec4_aligned(src) && vec_io::vec4_aligned(dst) &&
+                     vec_io::vec4_aligned(di);
     Best<C> carry{C(0), -1};
-    for (int64_t c = 0; c < n; c += 32 * V) {
-      const int64_t b = c + int64_t(lane) * V;
-      T x[V];
+    for (int64_t c = 0; c < n; c += kChunk) {
+      const bool full = vec && c + kChunk <= n;
+      T x[K][4];
+      if (full) {
 #pragma unroll
-      for (int e = 0; e < V; ++e) {
-        if (b + e < n) x[e] = src[b + e];
-      }
-      Best<C> run[V];
-      Best<C> r{C(0), -1};
+        for (int k = 0; k < K; ++k) vec_io::load4(src + c + k * 128 + lane * 4, x[k]);
+      } else {
 #pragma unroll
-      for (int e = 0; e < V; ++e) {
-        if (b + e < n) r = combine(r, Best<C>{C(x[e]), b + e}, is_max);
-        run[e] = r;
-      }
-      // inclusive scan of the lanes' segments
-      Best<C> t = r;
+        for (int k = 0; k < K; ++k) {
 #pragma unroll
-      for (int off = 1; off < 32; off <<= 1) {
-        Best<C> o;
-        o.v = shfl_up_c(t.v, off);
-        o.at = __shfl_up_sync(0xffffffffu, t.at, off);
-        if (lane >= off) t = combine(o, t, is_max);
-      }
-      Best<C> before;
-      before.v = shfl_up_c(t.v, 1);
-      before.at = __shfl_up_sync(0xffffffffu, t.at, 1);
-      const Best<C> prefix = lane == 0 ? carry : combine(carry, before, is_max);
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        if (b + e < n) {
-          const Best<C> res = combine(prefix, run[e], is_max);
-          // the element itself where it was taken (exact bits: -0.0, NaN payloads)
-          dst[b + e] = res.at == b + e ? x[e] : T(res.v);
-          di[b + e] = res.at;
+          for (int e = 0; e < 4; ++e) {
+            const int64_t i = c + k * 128 + lane * 4 + e;
+            if (i < n) x[k][e] = src[i];
+          }
         }
       }
-      Best<C> total;
-      total.v = shfl_c(t.v, 31);
-      total.at = __shfl_sync(0xffffffffu, t.at, 31);
-      carry = combine(carry, total, is_max);
+      // Each lane's segment of each group, then the warp's inclusive scan of the
+      // lanes' segments (the elements' running values are recomputed below from
+      // the prefix: fewer registers, so more warps and loads in flight).
+      Best<C> before[K], total[K];
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        Best<C> t{C(0), -1};
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int64_t i = c + k * 128 + lane * 4 + e;
+          if (i < n) t = combine(t, Best<C>{C(x[k][e]), i}, is_max);
+        }
+#pragma unroll
+        for (int off = 1; off < 32; off <<= 1) {
+          Best<C> o;
+          o.v = shfl_up_c(t.v, off);
+          o.at = __shfl_up_sync(0xffffffffu, t.at, off);
+          if (lane >= off) t = combine(o, t, is_max);
+        }
+        before[k].v = shfl_up_c(t.v, 1);
+        before[k].at = __shfl_up_sync(0xffffffffu, t.at, 1);
+        if (lane == 0) before[k].at = -1;  // nothing before the first lane
+        total[k].v = shfl_c(t.v, 31);
+        total[k].at = __shfl_sync(0xffffffffu, t.at, 31);
+      }
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        Best<C> res = combine(carry, before[k], is_max);
+        T y[4];
+        int64_t yi[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int64_t i = c + k * 128 + lane * 4 + e;
+          if (i < n) res = combine(res, Best<C>{C(x[k][e]), i}, is_max);
+          // the element itself where it was taken (exact bits: -0.0, NaN payloads)
+          y[e] = res.at == i ? x[k][e] : T(res.v);
+          yi[e] = res.at;
+        }
+        if (full) {
+          vec_io::store4(dst + c + k * 128 + lane * 4, y);
+          vec_io::store4(di + c + k * 128 + lane * 4, yi);
+        } else {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int64_t i = c + k * 128 + lane * 4 + e;
+            if (i < n) {
+              dst[i] = y[e];
+              di[i] = yi[e];
+            }
+          }
+        }
+        carry = combine(carry, total[k], is_max);
+      }
     }
   }
 }
@@ -146,7 +186,7 @@ void cum_extreme_cuda(bool is_max, const Tensor& xc, const LinePlan& p, const Te
     if (p.inner == 1) {  // along the innermost dim: a warp per line
       constexpr int kWarps = cuda_loops::kThreads / 32;
       const int64_t blocks = std::min<int64_t>((lines + kWarps - 1) / kWarps, 65535 * 8);
-      cum_extreme_rows_kernel<8, T, C>
+      cum_extreme_rows_kernel<2, T, C>
           <<<static_cast<unsigned>(blocks), cuda_loops::kThreads, 0, stream>>>(
               static_cast<const T*>(xc.data_ptr()), lines, p.n, is_max,
               static_cast<T*>(values.data_ptr()), static_cast<int64_t*>(indices.data_ptr()));
