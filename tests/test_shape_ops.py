@@ -110,6 +110,32 @@ def test_roll_matches_numpy(device, shape):
         _eq(t.roll((1, 1), (1, 1)), np.roll(a, (1, 1), (1, 1)))
 
 
+@gpu
+@pytest.mark.parametrize("dtype", DTYPES + [ember.bfloat16, ember.int16])
+@pytest.mark.parametrize("shape", [(64, 128), (33, 40), (17, 3, 24), (5, 48), (4, 1000),
+                                   (3, 2, 64), (4099,)])
+def test_flip_roll_rows_gpu(dtype, shape):
+    # CUDA flips and rolls copy rows (ops/copy/copy.cu copy_rows): 16-byte units where
+    # every row start is 16-byte aligned, element units otherwise; the innermost dim
+    # flipped reverses the units. Views at odd offsets take the element path.
+    rng = np.random.default_rng(7)
+    a = _arr(rng, shape, ember.float32 if dtype == ember.bfloat16 else dtype)
+    t = ember.from_numpy(a.copy()).to("cuda").to(dtype)
+    a = to_np(t.cpu())
+    nd = len(shape)
+    for r in range(1, nd + 1):
+        for dims in itertools.combinations(range(nd), r):
+            _eq(t.flip(dims), np.flip(a, dims))
+    for s in (1, -3, 8, 16, 1000):
+        for d in range(nd):
+            _eq(t.roll(s, d), np.roll(a, s, d))
+    if nd >= 2:  # a view at an odd offset, and a non-contiguous one
+        _eq(t[:, 1:].flip(0), np.flip(a[:, 1:], 0))
+        _eq(t[:, 1:].flip(-1), np.flip(a[:, 1:], -1))
+        _eq(t[1:].roll(5, -1), np.roll(a[1:], 5, -1))
+        _eq(t.transpose(0, 1).flip(0), np.flip(a.swapaxes(0, 1), 0))
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("shape", [(3, 4), (2, 3, 5), (0, 3), (1, 1)])
 def test_rot90_matches_numpy(device, shape):

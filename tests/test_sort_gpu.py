@@ -228,6 +228,12 @@ def test_cummax_cummin(name, torch):
             e, t = getattr(ember, fn)(x, dim), getattr(torch, fn)(tx, dim)
             same(e.values, t.values, torch)
             same(e.indices, t.indices, torch)
+    x = make(name, (600, 40), seed=41).t()
+    tx = tt(x, torch)
+    for fn in ("cummax", "cummin"):
+        e, t = getattr(ember, fn)(x, 1), getattr(torch, fn)(tx, 1)
+        same(e.values, t.values, torch)
+        same(e.indices, t.indices, torch)
 
 
 def test_gradients(torch):
@@ -374,7 +380,10 @@ def test_cummax_cummin_innermost_warp_per_line(name, torch):
     # along the innermost dim a warp scans each line in chunks of 256 with a carry
     # (cum_extreme.cu): long lines, a line not a multiple of the chunk, one line, 3-D,
     # ties (the last equal value wins) and NaNs (taken, then only a later NaN moves)
-    for shape in ((3, 5000), (1, 70001), (4, 2, 257), (700, 1), (2, 0, 5)):
+    # (33, 4096) and (64, 512): every chunk loaded and stored as vectors; (4, 1027): odd
+    # rows start unaligned (element loads)
+    for shape in ((3, 5000), (1, 70001), (4, 2, 257), (700, 1), (2, 0, 5), (33, 4096),
+                  (64, 512), (4, 1027)):
         x = make(name, shape, seed=40)
         tx = tt(x, torch)
         for fn in ("cummax", "cummin"):

@@ -2,7 +2,9 @@
 // types. Contiguous operands take a vectorised grid-stride loop (4 elements
 // per load/store); anything else computes offsets from the merged layout.
 // Same-dtype copies move raw bits (4 instantiations by element size), so the
-// file instantiates 94 type pairs x 2 kernels.
+// file instantiates 94 type pairs x 2 kernels. Same-dtype copies whose rows are
+// contiguous in dst and contiguous or reversed in src (flip, roll, narrow) copy
+// rows in 16-byte units (copy_rows).
 #include "ops/copy/copy.hpp"
 #include "ops/cuda_loops.cuh"
 #include "runtime/cuda_device.hpp"
@@ -49,6 +51,102 @@ __global__ void convert_strided_kernel(IterLayout<2> it) {
   }
 }
 
+// ---- same-dtype copies of rows: dst's innermost dim contiguous, src's contiguous
+// or reversed (flip of the innermost dim) ---------------------------------------------
+//
+// A flip or roll (a copy from a negative-stride or narrowed view) would otherwise
+// take the strided kernel: 64-bit divisions per element for every dim. Here the
+// offsets are computed once per unit of V elements (16 bytes where every row
+// start is 16-byte aligned), with 32-bit divisions where the index fits.
+
+struct RowCopyArgs {
+  OffsetCalc<2> outer;  // row starts (bytes) over the dims outside the row
+  char* dst;
+  const char* src;      // REV: the row's lowest address (its last element)
+  int64_t rows, units;  // units of V elements a row
+  FastDivmod units_div;
+  bool index32;
+};
+
+template <typename E, int V, bool REV>
+__global__ void copy_rows_kernel(RowCopyArgs a) {
+  using U = Vec<E, V>;
+  const int64_t total = a.rows * a.units;
+  for (int64_t i = global_id(); i < total; i += grid_size()) {
+    int64_t row, j;
+    if (a.index32) {
+      const uint32_t q = a.units_div.div(static_cast<uint32_t>(i));
+      row = q;
+      j = int64_t(static_cast<uint32_t>(i) - q * a.units_div.divisor);
+    } else {
+      row = i / a.units;
+      j = i - row * a.units;
+    }
+    int64_t off[2] = {0, 0};
+    if (a.outer.ndim > 0) a.outer.get(row, off);
+    U* d = reinterpret_cast<U*>(a.dst + off[0]) + j;
+    const U* s = reinterpret_cast<const U*>(a.src + off[1]) + (REV ? a.units - 1 - j : j);
+    if constexpr (REV) {
+      const U in = *s;
+      U out;
+#pragma unroll
+      for (int k = 0; k < V; ++k) out.v[k] = in.v[V - 1 - k];
+      *d = out;
+    } else {
+      *d = *s;
+    }
+  }
+}
+
+// The row path for a same-dtype copy of layout `it` (dims innermost first), if it
+// applies: dst's innermost stride is the element size, src's +/- the element size.
+bool copy_rows(const IterLayout<2>& it, int64_t esize, cudaStream_t stream) {
+  if (it.ndim < 1 || it.numel == 0) return false;
+  if (esize != 1 && esize != 2 && esize != 4 && esize != 8) return false;
+  if (it.strides[0][0] != esize) return false;
+  const bool rev = it.strides[1][0] == -esize;
+  if (!rev && it.strides[1][0] != esize) return false;
+  const int64_t len = it.shape[0];
+  RowCopyArgs a;
+  a.rows = it.numel / len;
+  a.dst = it.data[0];
+  a.src = it.data[1] - (rev ? (len - 1) * esize : 0);
+  IterLayout<2> outer;
+  outer.ndim = it.ndim - 1;
+  outer.numel = a.rows;
+  uintptr_t bits = reinterpret_cast<uintptr_t>(a.dst) | reinterpret_cast<uintptr_t>(a.src) |
+                   static_cast<uintptr_t>(len * esize);
+  for (int d = 1; d < it.ndim; ++d) {
+    outer.shape[d - 1] = it.shape[d];
+    for (int k = 0; k < 2; ++k) {
+      outer.strides[k][d - 1] = it.strides[k][d];
+      bits |= static_cast<uintptr_t>(it.strides[k][d]);  // two's complement: alignment kept
+    }
+  }
+  a.outer = OffsetCalc<2>(outer);
+  const bool vec = (bits & 15) == 0;
+  const int64_t v = vec ? 16 / esize : 1;
+  a.units = len / v;
+  const int64_t total = a.rows * a.units;
+  a.index32 = total < (int64_t(1) << 31);
+  if (a.index32) a.units_div = FastDivmod(static_cast<uint32_t>(a.units));
+  const unsigned blocks = blocks_for(total, 2);
+  auto go = [&](auto tag) {
+    using E = typename decltype(tag)::type;
+    constexpr int VV = 16 / int(sizeof(E));
+    if (vec) {
+      if (rev) copy_rows_kernel<E, VV, true><<<blocks, kThreads, 0, stream>>>(a);
+      else copy_rows_kernel<E, VV, false><<<blocks, kThreads, 0, stream>>>(a);
+    } else {
+      if (rev) copy_rows_kernel<E, 1, true><<<blocks, kThreads, 0, stream>>>(a);
+      else copy_rows_kernel<E, 1, false><<<blocks, kThreads, 0, stream>>>(a);
+    }
+  };
+  dispatch_bits(size_t(esize), go);
+  EMBER_KERNEL_LAUNCH_CHECK();
+  return true;
+}
+
 template <typename D, typename S>
 void launch(const IterLayout<2>& it, cudaStream_t stream) {
   if (it.is_contiguous({int64_t(sizeof(D)), int64_t(sizeof(S))})) {
@@ -80,6 +178,10 @@ void copy_cuda_same_device(const Tensor& dst, const Tensor& src) {
   }
   const IterLayout<2> it = make_iter<2>(dst.sizes(), {&dst, &src});
   if (dst.dtype() == src.dtype()) {
+    if (!it.is_contiguous({int64_t(dst.itemsize()), int64_t(src.itemsize())}) &&
+        copy_rows(it, int64_t(dst.itemsize()), stream)) {
+      return;
+    }
     dispatch_bits(dst.itemsize(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       launch<T, T>(it, stream);
