@@ -41,13 +41,15 @@ __global__ void convert_contiguous_kernel(D* __restrict__ dst, const S* __restri
   for (int64_t j = tail + start; j < n; j += step) dst[j] = convert<D, S>(src[j]);
 }
 
+// Offsets from 32-bit fast divisions where the layout has fewer than 2^31
+// elements (OffsetCalc), 64-bit divisions otherwise.
 template <typename D, typename S>
-__global__ void convert_strided_kernel(IterLayout<2> it) {
-  for (int64_t i = global_id(); i < it.numel; i += grid_size()) {
+__global__ void convert_strided_kernel(OffsetCalc<2> calc, char* dst, const char* src,
+                                       int64_t n) {
+  for (int64_t i = global_id(); i < n; i += grid_size()) {
     int64_t off[2];
-    offsets<2>(it, i, off);
-    *reinterpret_cast<D*>(it.data[0] + off[0]) =
-        convert<D, S>(*reinterpret_cast<const S*>(it.data[1] + off[1]));
+    calc.get(i, off);
+    *reinterpret_cast<D*>(dst + off[0]) = convert<D, S>(*reinterpret_cast<const S*>(src + off[1]));
   }
 }
 
@@ -157,7 +159,8 @@ void launch(const IterLayout<2>& it, cudaStream_t stream) {
     convert_contiguous_kernel<D, S>
         <<<blocks_for(it.numel, kVec), kThreads, 0, stream>>>(d, s, it.numel, aligned);
   } else {
-    convert_strided_kernel<D, S><<<blocks_for(it.numel, 4), kThreads, 0, stream>>>(it);
+    convert_strided_kernel<D, S><<<blocks_for(it.numel, 4), kThreads, 0, stream>>>(
+        OffsetCalc<2>(it), it.data[0], it.data[1], it.numel);
   }
   EMBER_KERNEL_LAUNCH_CHECK();
 }

@@ -3,11 +3,14 @@
 // in float32; dtype= converts the input first. The result is contiguous.
 //
 // CPU: one running accumulator per line, lines spread over the thread pool.
-// GPU: lines along a contiguous dim are scanned by a warp (short lines) or a
-// block (long lines) in chunks: each thread scans 4 neighbouring elements,
-// the warp scans its threads' totals with shuffles, the block its warps'
-// totals, and a carry runs from chunk to chunk. Lines along a strided dim
-// take one thread each (neighbouring threads read neighbouring elements).
+// GPU: a few long lines (a 1-D tensor above all) take CUB's single-pass
+// DeviceScan, one call per line. Other lines along a contiguous dim are
+// scanned by a warp (or, when the lines are too few to fill the GPU, a block)
+// in chunks: each thread scans 4 neighbouring elements of each of 4 groups
+// (vector loads and stores), the warp scans its threads' totals with
+// shuffles, the block its warps' totals, and a carry runs from group to group
+// and chunk to chunk. Lines along a strided dim take one thread each
+// (neighbouring threads read neighbouring elements).
 #pragma once
 
 #include <optional>

@@ -5,8 +5,8 @@
 //
 // Results are contiguous, of x's shape and dtype (indices int64). One running
 // extreme per line (sort.hpp's LinePlan): lines over the thread pool on the
-// CPU, one GPU thread per line (a single very long line is therefore serial
-// on the GPU).
+// CPU; on the GPU a warp per line along the innermost dim, a thread per line
+// otherwise (a single very long line is therefore one warp's work).
 #pragma once
 
 #include <utility>
