@@ -382,11 +382,19 @@ def test_cummax_cummin_innermost_warp_per_line(name, torch):
     # ties (the last equal value wins) and NaNs (taken, then only a later NaN moves)
     # (33, 4096) and (64, 512): every chunk loaded and stored as vectors; (4, 1027): odd
     # rows start unaligned (element loads)
-    for shape in ((3, 5000), (1, 70001), (4, 2, 257), (700, 1), (2, 0, 5), (33, 4096),
-                  (64, 512), (4, 1027)):
+    # (1, 70001) and ((1 << 20) + 7,): few long lines, CUB's scan (cum_extreme_long_lines)
+    for shape in ((3, 5000), (1, 70001), (8, 70001), (4, 2, 257), (700, 1), (2, 0, 5),
+                  (33, 4096), (64, 512), (4, 1027), ((1 << 20) + 7,)):
         x = make(name, shape, seed=40)
         tx = tt(x, torch)
         for fn in ("cummax", "cummin"):
             e, t = getattr(ember, fn)(x, -1), getattr(torch, fn)(tx, -1)
             same(e.values, t.values, torch)
             same(e.indices, t.indices, torch)
+    # a few long strided lines (along dim 0): CUB's scan with a stride
+    x = make(name, ((1 << 17) + 3, 2), seed=42)
+    tx = tt(x, torch)
+    for fn in ("cummax", "cummin"):
+        e, t = getattr(ember, fn)(x, 0), getattr(torch, fn)(tx, 0)
+        same(e.values, t.values, torch)
+        same(e.indices, t.indices, torch)

@@ -1,12 +1,17 @@
-// torch.cummax / cummin on the GPU (cum_extreme.hpp): lines along the innermost
-// dim take a warp each (groups of 4 neighbouring elements a lane, vector loads
-// and stores, the lanes' running extremes combined with shuffles, a carry from
-// group to group); lines along a
-// strided dim one thread each (neighbouring threads read neighbouring elements).
+// torch.cummax / cummin on the GPU (cum_extreme.hpp): a few long lines take
+// CUB's single-pass scan of (value, index) pairs, one call per line; other
+// lines along the innermost dim take a warp each (groups of 4 neighbouring
+// elements a lane, vector loads and stores, the lanes' running extremes
+// combined with shuffles, a carry from group to group); lines along a strided
+// dim one thread each (neighbouring threads read neighbouring elements).
+#include <cub/device/device_scan.cuh>
+
 #include <algorithm>
+#include <iterator>
 #include <type_traits>
 
 #include "ops/cuda_loops.cuh"
+#include "ops/element_access.hpp"
 #include "ops/vec_io.cuh"
 #include "ops/sort/cum_extreme.hpp"
 #include "runtime/cuda_device.hpp"
@@ -169,6 +174,142 @@ __global__ void __launch_bounds__(256, sizeof(C) <= 4 ? 4 : 3) cum_extreme_rows_
   }
 }
 
+// ---- a few long lines: CUB's single-pass DeviceScan of (value, index) pairs ----------
+//
+// One instantiation per compute type C (float for float16/bfloat16/float32,
+// double, int64 for bool and the integers): the input iterator reads any dtype
+// as C (element_access.hpp's load_as) with the element's index in the line,
+// the output iterator writes the value back in the dtype and the index. Lines
+// are scanned one call each, in chunks of at most 2^30 elements with the
+// running extreme carried through a device slot (as scan.cu's long lines).
+
+template <typename C>
+struct BestOp {
+  bool is_max;
+  __host__ __device__ __forceinline__ Best<C> operator()(const Best<C>& a, const Best<C>& b) const {
+    return takes_extreme<C>(b.v, a.v, is_max) ? b : a;
+  }
+};
+
+template <typename C>
+struct BestInIt {
+  using value_type = Best<C>;
+  using difference_type = int64_t;
+  using pointer = void;
+  using reference = Best<C>;
+  using iterator_category = std::random_access_iterator_tag;
+
+  const char* base;  // the chunk's first element
+  int64_t stride;    // bytes
+  ScalarType dt;
+  int64_t first;          // the chunk's first index in the line
+  const Best<C>* carry;   // folded into element 0 where set
+  bool is_max;
+  int64_t k = 0;
+
+  __host__ __device__ BestInIt operator+(int64_t d) const {
+    BestInIt s = *this;
+    s.k += d;
+    return s;
+  }
+  __host__ __device__ BestInIt& operator+=(int64_t d) {
+    k += d;
+    return *this;
+  }
+  __device__ Best<C> operator[](int64_t d) const {
+    const int64_t i = k + d;
+    const Best<C> b{load_as<C>(base + i * stride, dt), first + i};
+    return carry != nullptr && i == 0 ? BestOp<C>{is_max}(*carry, b) : b;
+  }
+  __device__ Best<C> operator*() const { return (*this)[0]; }
+};
+
+template <typename C>
+struct BestOutRef {
+  char* v;
+  int64_t* at;
+  ScalarType dt;
+  Best<C>* carry;
+  __device__ __forceinline__ const BestOutRef& operator=(const Best<C>& b) const {
+    store_as<C>(v, dt, b.v);
+    *at = b.at;
+    if (carry != nullptr) *carry = b;
+    return *this;
+  }
+};
+
+template <typename C>
+struct BestOutIt {
+  using value_type = Best<C>;
+  using difference_type = int64_t;
+  using pointer = void;
+  using reference = BestOutRef<C>;
+  using iterator_category = std::random_access_iterator_tag;
+
+  char* v;
+  int64_t* at;
+  int64_t vstride, astride;  // bytes, elements
+  ScalarType dt;
+  Best<C>* carry;  // where set, element `last` also goes here
+  int64_t last;
+  int64_t k = 0;
+
+  __host__ __device__ BestOutIt operator+(int64_t d) const {
+    BestOutIt s = *this;
+    s.k += d;
+    return s;
+  }
+  __host__ __device__ BestOutIt& operator+=(int64_t d) {
+    k += d;
+    return *this;
+  }
+  __device__ BestOutRef<C> operator[](int64_t d) const {
+    const int64_t i = k + d;
+    return BestOutRef<C>{v + i * vstride, at + i * astride, dt,
+                         carry != nullptr && i == last ? carry : nullptr};
+  }
+  __device__ BestOutRef<C> operator*() const { return (*this)[0]; }
+};
+
+constexpr int64_t kCubChunk = int64_t(1) << 30;  // CUB's item counts stay within int
+
+template <typename C>
+void cum_extreme_long_lines(bool is_max, const Tensor& xc, const LinePlan& p,
+                            const Tensor& values, const Tensor& indices, cudaStream_t stream) {
+  const ScalarType dt = xc.dtype();
+  const int64_t es = int64_t(xc.itemsize());
+  const int first = static_cast<int>(std::min(kCubChunk, p.n));
+  const BestOp<C> op{is_max};
+  size_t bytes = 0;
+  EMBER_CUDA_CHECK(cub::DeviceScan::InclusiveScan(
+      nullptr, bytes, BestInIt<C>{nullptr, 0, dt, 0, nullptr, is_max},
+      BestOutIt<C>{nullptr, nullptr, 0, 0, dt, nullptr, 0}, op, first, stream));
+  const int64_t scratch = (static_cast<int64_t>(bytes) + 15) / 16 * 16;
+  const Tensor ws = Tensor::empty({scratch + 2 * int64_t(sizeof(Best<C>))}, ScalarType::UInt8,
+                                  xc.device());
+  char* wsp = static_cast<char*>(ws.data_ptr());
+  Best<C>* slots = reinterpret_cast<Best<C>*>(wsp + scratch);
+  const char* in = static_cast<const char*>(xc.data_ptr());
+  char* vout = static_cast<char*>(values.data_ptr());
+  int64_t* iout = static_cast<int64_t*>(indices.data_ptr());
+  const int64_t nchunks = (p.n + kCubChunk - 1) / kCubChunk;
+  for (int64_t r = 0; r < p.lines(); ++r) {
+    const int64_t o = r / p.inner, i = r - o * p.inner;
+    const int64_t base = o * p.n * p.inner + i;  // elements
+    for (int64_t j = 0; j < nchunks; ++j) {
+      const int64_t s = j * kCubChunk;
+      const int n = static_cast<int>(std::min(kCubChunk, p.n - s));
+      const int64_t at = base + s * p.inner;
+      const BestInIt<C> it{in + at * es, p.inner * es, dt, s,
+                           j > 0 ? slots + (j + 1) % 2 : nullptr, is_max};
+      const BestOutIt<C> ot{vout + at * es, iout + at, p.inner * es, p.inner, dt,
+                            nchunks > 1 ? slots + j % 2 : nullptr, n - 1};
+      size_t b2 = bytes;
+      EMBER_CUDA_CHECK(cub::DeviceScan::InclusiveScan(wsp, b2, it, ot, op, n, stream));
+    }
+  }
+}
+
 }  // namespace
 
 namespace internal {
@@ -179,6 +320,18 @@ void cum_extreme_cuda(bool is_max, const Tensor& xc, const LinePlan& p, const Te
   cuda::DeviceGuard guard(dev);
   cudaStream_t stream = cuda::current_stream(dev).handle();
   const int64_t lines = p.outer * p.inner;
+  // A few long lines (a 1-D tensor above all): a warp or thread per line would
+  // leave the GPU nearly idle; CUB's single-pass scan spreads each line over it.
+  if (p.n >= (int64_t(1) << 16) && lines * 16384 <= p.n) {
+    switch (compute_dtype(xc.dtype())) {
+      case ScalarType::Float64:
+        return cum_extreme_long_lines<double>(is_max, xc, p, values, indices, stream);
+      case ScalarType::Float32:
+        return cum_extreme_long_lines<float>(is_max, xc, p, values, indices, stream);
+      default:
+        return cum_extreme_long_lines<int64_t>(is_max, xc, p, values, indices, stream);
+    }
+  }
   dispatch(xc.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = std::conditional_t<std::is_same<T, Half>::value || std::is_same<T, BFloat16>::value,

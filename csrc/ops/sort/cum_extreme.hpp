@@ -5,8 +5,9 @@
 //
 // Results are contiguous, of x's shape and dtype (indices int64). One running
 // extreme per line (sort.hpp's LinePlan): lines over the thread pool on the
-// CPU; on the GPU a warp per line along the innermost dim, a thread per line
-// otherwise (a single very long line is therefore one warp's work).
+// CPU; on the GPU CUB's device-wide scan for a few long lines (one call per
+// line), else a warp per line along the innermost dim, a thread per line
+// otherwise.
 #pragma once
 
 #include <utility>
