@@ -376,7 +376,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> svd_cuda(const Tensor& A, bool full, 
   // row-major: Vh is allocated contiguous and handed to cuSOLVER as V.
   Tensor U = transpose(Tensor::empty(with(bs, {ucols, m}), A.dtype(), dev), -2, -1);
   Tensor Vh = Tensor::empty(with(bs, {vrows, n}), A.dtype(), dev);
-  if (!vectors) {
+  // gesvdjBatched is always asked for the vectors, into full buffers: without them
+  // (svdvals of a batch) it faulted on the H100 (illegal instruction) and returned
+  // zeros; the matrices are at most 32 x 32, so the vectors cost nothing.
+  if (!vectors && !batched) {
     U = Tensor::empty({std::max<int64_t>(m, 1)}, A.dtype(), dev);
     Vh = Tensor::empty({std::max<int64_t>(n, 1)}, A.dtype(), dev);
   }
@@ -384,7 +387,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> svd_cuda(const Tensor& A, bool full, 
     zero_(info);
   } else {
     const cusolverEigMode_t jobz =
-        vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+        vectors || batched ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
     real_dispatch(A.dtype(), [&](auto z) {
       using T = decltype(z);
       const CusolverApi& api = cusolver_api();
