@@ -488,7 +488,7 @@ def test_full_mask_selects_the_values_vs_torch(torch, dtype):
     eq(e[~em], t[~tm])
     eq(e[em & False], t[tm & False])                     # nothing selected
     eq(e[em[:, :, 0]], t[tm[:, :, 0]])                   # leading dims: rows of 7
-    eq(e[em[0]], t[tm[0]])                               # the first dim only: rows
+    eq(e[em[:, 0, 0]], t[tm[:, 0, 0]])                   # the first dim only: rows
     eq(e[:, em[0, :, 0]], t[:, tm[0, :, 0]])             # a middle dim
     eq(e[:, em[0]], t[:, tm[0]])                         # the trailing dims
 
