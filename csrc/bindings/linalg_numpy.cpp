@@ -32,11 +32,15 @@ const NumpyFns& numpy_fns() {
 py::object scalar_to_py(const Scalar& s) {
   if (s.is_bool()) return py::bool_(s.b);
   if (s.is_integral()) return py::int_(s.i);
+  if (s.is_complex()) {
+    return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(s.d, s.im));
+  }
   return py::float_(s.d);
 }
 
-bool is_one(const Scalar& s) { return s.is_bool() ? s.b : s.to_double() == 1.0; }
-bool is_zero(const Scalar& s) { return s.to_double() == 0.0; }
+bool is_real(const Scalar& s) { return !s.is_complex() || s.im == 0.0; }
+bool is_one(const Scalar& s) { return s.is_bool() ? s.b : s.to_double() == 1.0 && is_real(s); }
+bool is_zero(const Scalar& s) { return s.to_double() == 0.0 && is_real(s); }
 
 void numpy_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha,
                   const Scalar& beta) {

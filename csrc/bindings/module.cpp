@@ -25,6 +25,7 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_nn_conv(m);
   ember::bindings::bind_nn_norm(m);
   ember::bindings::bind_math(m);
+  ember::bindings::bind_complex(m);
   ember::bindings::bind_random(m, cuda);
   ember::bindings::bind_amp(m);
 }

@@ -90,6 +90,11 @@ struct ElementwiseSpec {
   // every op with an integral common dtype); otherwise floating ops see them
   // at full precision (float16_tensor * 0.1 multiplies by float(0.1)).
   bool round_numbers = false;
+  // The op has complex kernels (ops/pointwise/complex.hpp). Without them a
+  // complex input or common dtype raises torch's "\"name_cpu\" not
+  // implemented for 'ComplexFloat'" before anything is allocated, so no real
+  // kernel ever sees complex data.
+  bool complex = false;
 };
 
 // `out`: undefined for a new output; `inplace`: out is the op's first input

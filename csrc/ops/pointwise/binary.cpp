@@ -5,6 +5,7 @@
 #endif
 
 #include "ops/pointwise/binary.hpp"
+#include "ops/pointwise/complex.hpp"
 #include "ops/copy/copy.hpp"
 #include "ops/fill/fill.hpp"
 
@@ -47,6 +48,18 @@ void check_supported(BinaryOp op, const Operand& a, const Operand& b, const Bina
                 "Boolean alpha only supported for Boolean results.");
     EMBER_CHECK(is_floating(common) || !args.alpha.is_floating(),
                 "For integral input tensors, argument alpha must not be a floating point number.");
+  }
+  if (is_complex(common)) {
+    switch (op) {
+      case BinaryOp::Maximum:
+      case BinaryOp::Minimum:
+      case BinaryOp::Fmax:
+      case BinaryOp::Fmin:
+        throw Error(detail::str(binary_name(op), " not implemented for complex tensors."));
+      default:
+        if (!has_complex_kernel(op)) not_implemented(binary_name(op), common, cuda);
+    }
+    return;
   }
   const bool is_bool = common == ScalarType::Bool;
   switch (op) {
@@ -164,7 +177,8 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
   const bool round_numbers = op == BinaryOp::Remainder || op == BinaryOp::Fmod ||
                              op == BinaryOp::Pow ||
                              (!cuda && (op == BinaryOp::Add || op == BinaryOp::Sub));
-  const ElementwiseSpec spec{binary_name(op), common, common, common, true, round_numbers};
+  ElementwiseSpec spec{binary_name(op), common, common, common, true, round_numbers};
+  spec.complex = has_complex_kernel(op);
   const ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
   if (it.is_cuda()) {
 #if EMBER_WITH_CUDA
@@ -180,6 +194,7 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
 namespace internal {
 
 void binary_cpu(BinaryOp op, const ElementwiseIter& it, const BinaryArgs& args) {
+  if (is_complex(it.common)) return binary_complex_cpu(op, it, args.alpha);
   const bool costly = op == BinaryOp::Pow || op == BinaryOp::Atan2 || op == BinaryOp::Hypot ||
                       op == BinaryOp::Remainder || op == BinaryOp::Fmod ||
                       op == BinaryOp::DivFloor;

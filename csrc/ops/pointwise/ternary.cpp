@@ -6,6 +6,7 @@
 
 #include "ops/pointwise/ternary.hpp"
 
+#include "ops/pointwise/complex.hpp"
 #include "ops/elementwise_cpu.hpp"
 #include "ops/promotion.hpp"
 #include "ops/pointwise/ternary_functors.hpp"
@@ -49,7 +50,9 @@ Tensor where(const Tensor& cond, const Operand& a, const Operand& b, const Tenso
   }
   const ScalarType common = result_type({&a, &b});
   const Operand c(cond);
-  return run(TernaryOp::Where, {"where", common, common, common, true}, out, false, {&c, &a, &b});
+  ElementwiseSpec spec{"where", common, common, common, true};
+  spec.complex = true;
+  return run(TernaryOp::Where, spec, out, false, {&c, &a, &b});
 }
 
 Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::optional<Operand>& max,
@@ -66,6 +69,7 @@ Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::opti
     common = result_type({&in, min ? &lo : &hi});
   }
   if (common == ScalarType::Bool) not_implemented("clamp", common, any_cuda({&in, &lo, &hi}));
+  EMBER_CHECK(!is_complex(common), "clamp is not supported for complex types");
   TernaryArgs args;
   args.has_min = min.has_value();
   args.has_max = max.has_value();
@@ -116,6 +120,7 @@ Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar
 namespace internal {
 
 void ternary_cpu(TernaryOp op, const ElementwiseIter& it, const TernaryArgs& args) {
+  if (is_complex(it.common)) return ternary_complex_cpu(op, it);
   CpuRunner r{it};
   dispatch_ternary(op, it, args, r);
 }
