@@ -26,6 +26,7 @@ ARGS = {
     "mixed_precision.py": ["--samples", "2048" if GPU else "256", "--epochs", "3"],
     "data_loading_overlap.py": ["--batches", "4", "--mib", "16"],
     "memory_stats.py": [],
+    "custom_kernel.py": ["--samples", "1024" if GPU else "256", "--epochs", "20"],
     "devices.py": [],
 }
 
@@ -104,3 +105,8 @@ def test_notebook_executes(notebook):
                      for o in c.outputs)
     assert f"using {'cuda' if GPU else 'cpu'}" in text
     assert "[1.0, 3.0, 5.0, 7.0, 9.0, 11.0, 13.0, 15.0]" in text
+
+
+def test_custom_kernel_matches_ember_ops_and_trains():
+    out = run(ROOT / "examples" / "custom_kernel.py", *ARGS["custom_kernel.py"])
+    assert "match: True" in out and "falling: True" in out, out

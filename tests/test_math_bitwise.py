@@ -69,8 +69,17 @@ def test_errors():
         f & f
     with pytest.raises(RuntimeError, match=r"\"bitwise_or_cpu\" not implemented for 'Float'"):
         ember.tensor([1]) | 1.5
+    # torch 2.11: ~ checks the dtype itself (TypeError); bitwise_not raises its kernel's error.
+    for dtype in (ember.float64, ember.float32, ember.float16, ember.bfloat16):
+        with pytest.raises(TypeError, match=r"^~ \(operator.invert\) is only implemented on "
+                                            r"integer and Boolean-type tensors$"):
+            ~ember.ones(2, dtype=dtype)
+        with pytest.raises(TypeError, match=r"operator.invert"):
+            ember.ones(2, dtype=dtype).__invert__()
     with pytest.raises(RuntimeError, match=r"\"bitwise_not_cpu\" not implemented for 'Double'"):
-        ~ember.ones(2, dtype=ember.float64)
+        ember.bitwise_not(ember.ones(2, dtype=ember.float64))
+    assert (~ember.tensor([True, False])).tolist() == [False, True]
+    assert (~ember.tensor([5], dtype=ember.uint8)).tolist() == [250]
     with pytest.raises(RuntimeError, match=r"\"lshift_cpu\" not implemented for 'Bool'"):
         ember.tensor([True]) << ember.tensor([True])
     assert (ember.tensor([True]) << 1).tolist() == [2]  # bool with an int number: int64

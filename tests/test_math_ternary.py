@@ -25,6 +25,9 @@ def test_where():
     assert ember.where(m, i, 0.5).dtype == ember.float32
     assert ember.where(m, i, ember.tensor([1.0, 2.0, 3.0], dtype=ember.float64)).dtype == ember.float64
     out = ember.empty(3, dtype=ember.float64)
+    with pytest.raises(RuntimeError, match="Expected out type to be Int but got Double"):
+        ember.where(m, i, ember.tensor(-1), out=out)  # torch checks out's dtype, no cast
+    out = ember.empty(3, dtype=ember.int32)
     assert ember.where(m, i, -1, out=out) is out and out.tolist() == [1, -1, 3]
     with pytest.raises(RuntimeError, match="where expected condition to be a boolean tensor, but "
                                            "got a tensor with dtype Float"):
@@ -90,5 +93,6 @@ def test_addcmul_addcdiv():
     assert ember.addcmul(i, i, i, value=3).tolist() == [4, 14]
     with pytest.raises(RuntimeError, match="Integer division with addcdiv is no longer supported"):
         ember.addcdiv(i, i, i)
-    with pytest.raises(RuntimeError, match="alpha must not be a floating point number"):
-        ember.addcmul(i, i, i, value=0.5)
+    # torch 2.11 accepts a float value on integer tensors and truncates it to the dtype first
+    assert ember.addcmul(i, i, i, value=0.5).tolist() == [1, 2]
+    assert ember.addcmul(i, i, i, value=1.5).tolist() == [2, 6]

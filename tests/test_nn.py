@@ -246,6 +246,76 @@ def test_activation_layers(name):
     assert ember.autograd.gradcheck(layer, (x,))
 
 
+def _softplus_ref(a, beta, threshold):
+    """torch's softplus, in the precision of a (float32 for float16 inputs)."""
+    scaled = a * beta
+    with np.errstate(over="ignore"):  # exp overflows where the threshold picks a
+        return np.where(scaled > threshold, a, np.log1p(np.exp(scaled)) / beta)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_elu_is_accurate_for_small_negative_inputs(dtype):
+    # alpha * expm1(x), as torch: exp(x) - 1 loses every digit near 0.
+    a = np.concatenate([-np.logspace(-30, 1, 40), np.logspace(-30, 1, 9), [0.0, -0.0, np.nan]])
+    a = a.astype(dtype)
+    for alpha in (1.0, 0.5):
+        got = F.elu(ember.tensor(a), alpha=alpha).numpy()
+        ref = np.where(a > 0, a, alpha * np.expm1(a)).astype(dtype)
+        np.testing.assert_allclose(got, ref, rtol=4 * np.finfo(dtype).eps, atol=0)
+    assert F.elu(ember.tensor(a[:40]).view(4, 10).t()).shape == (10, 4)
+    x = ember.tensor(a[:40])
+    y = F.elu(x, inplace=True)
+    assert y is x
+    np.testing.assert_allclose(x.numpy(), np.expm1(a[:40]), rtol=4 * np.finfo(dtype).eps)
+
+
+def test_elu_gradient_and_float16():
+    x = leaf(3, 4, low=-1e-3, high=1e-3)
+    assert ember.autograd.gradcheck(lambda t: F.elu(t, alpha=0.7), (x,))
+    a = RNG.uniform(-3, 3, size=50).astype(np.float16)
+    got = F.elu(ember.tensor(a)).numpy()
+    assert got.dtype == np.float16
+    ref = np.where(a > 0, a, np.expm1(a.astype(np.float32))).astype(np.float16)
+    np.testing.assert_allclose(got.astype(np.float32), ref.astype(np.float32), rtol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [ember.float16, ember.bfloat16])
+def test_softplus_of_low_precision_inputs_computes_in_float32(dtype):
+    # exp(11.5) overflows float16: computed in float16, softplus(11.5) would be inf.
+    a = np.array([11.5, 15.0, 19.5, 20.0, 25.0, -3.0, -20.0, 0.0, 1e-3, 300.0], np.float32)
+    for beta, threshold in ((1.0, 20.0), (2.0, 5.0), (0.5, 10.0)):
+        x = ember.tensor(a).to(dtype)
+        got = F.softplus(x, beta=beta, threshold=threshold)
+        assert got.dtype == dtype
+        xf = x.float().numpy()
+        ref = ember.tensor(_softplus_ref(xf, np.float32(beta), threshold)).to(dtype).float().numpy()
+        # one unit in the last place of the low-precision dtype (float32 libms differ)
+        ulp = 2.0**-10 if dtype == ember.float16 else 2.0**-7
+        np.testing.assert_allclose(got.float().numpy(), ref, rtol=ulp, atol=1e-7)
+        assert np.isfinite(got.float().numpy()).all()
+    assert F.softplus(ember.tensor([11.5], dtype=dtype)).item() == 11.5
+
+
+def test_softplus_matches_torch_in_low_precision(torch):
+    a = RNG.uniform(-30, 30, size=400).astype(np.float32)
+    for dt in ("float16", "bfloat16"):
+        for beta, threshold in ((1.0, 20.0), (3.0, 4.0)):
+            e = F.softplus(ember.tensor(a).to(getattr(ember, dt)), beta, threshold)
+            t = torch.nn.functional.softplus(torch.tensor(a).to(getattr(torch, dt)), beta,
+                                             threshold)
+            ulp = 2.0**-10 if dt == "float16" else 2.0**-7
+            np.testing.assert_allclose(e.float().numpy(), t.float().numpy(), rtol=ulp, atol=1e-7)
+
+
+def test_elu_matches_torch(torch):
+    a = np.concatenate([-np.logspace(-20, 1, 200), RNG.uniform(-5, 5, 200)])
+    for dt in ("float64", "float32", "float16", "bfloat16"):
+        e = F.elu(ember.tensor(a).to(getattr(ember, dt)), alpha=0.8)
+        t = torch.nn.functional.elu(torch.tensor(a).to(getattr(torch, dt)), alpha=0.8)
+        tol = {"float64": 1e-15, "float32": 1e-6, "float16": 1e-3, "bfloat16": 8e-3}[dt]
+        np.testing.assert_allclose(e.double().numpy(), t.double().numpy(), rtol=tol, atol=0)
+
+
 def test_inplace_relu_on_an_activation():
     x = leaf(3, 4)
     h = x * 2

@@ -139,8 +139,13 @@ def test_fill_and_zero():
     assert t.zero_() is t and t.tolist() == [[0] * 3] * 2
     t.fill_(ember.tensor(2.9))
     assert t.tolist() == [[2] * 3] * 2
+    # as torch: filling a number is idempotent, so an expanded tensor takes it (no overlap
+    # check); filling from a tensor on the same device is a copy, which refuses
+    base = ember.zeros(3)
+    base.expand(2, 3).fill_(1)
+    assert base.tolist() == [1.0, 1.0, 1.0]
     with pytest.raises(RuntimeError, match="more than one element"):
-        ember.zeros(3).expand(2, 3).fill_(1)
+        base.expand(2, 3).fill_(ember.tensor(2.0))
 
 
 def test_tolist_and_item():

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import ember
+from torch_util import assert_same_outcome, edge_outcome
 
 
 def pair(shape=(3, 4, 5), dtype=np.float32):
@@ -158,7 +159,8 @@ def test_index_errors_leave_the_tensor_untouched():
         ember.tensor(1.0)[0]
     with pytest.raises(RuntimeError, match="shape mismatch"):
         t[[0, 1]] = ember.zeros(3)
-    with pytest.raises(RuntimeError, match=r"output with shape \[4\] doesn't match|must match"):
+    # torch: expand(torch.FloatTensor{[2, 4]}, size=[4]): the number of sizes provided ...
+    with pytest.raises(RuntimeError, match=r"expand\(.*size=\[4\]\): the number of sizes"):
         t[0] = ember.zeros(2, 4)
     np.testing.assert_array_equal(a, before)
     t[0, 0] = 1  # still usable
@@ -215,3 +217,108 @@ def test_random_indices_match_numpy(shape, data):
     tb[index] = -7
     b2[np_index] = -7
     np.testing.assert_array_equal(b, b2)
+
+
+# ---- the edges of indexing, as torch 2.11 ---------------------------------------------
+# Each case runs on a module (ember or torch): (exception type, message start) or the
+# result's shape and values; test_indexing_edges_match_torch checks the table against torch.
+
+
+def _set(x, index, value):
+    x[index] = value
+    return x
+
+
+INDEXING_EDGE_CASES = {
+    # A 0-d bool (or uint8) tensor index acts as a Python bool: a new dim of size 1 (or 0).
+    "0-d bool true": (lambda m: m.arange(3)[m.tensor(True)], ((1, 3), [[0, 1, 2]])),
+    "0-d bool false": (lambda m: m.arange(3)[m.tensor(False)], ((0, 3), [])),
+    "0-d bool of 0-d": (lambda m: m.tensor(5)[m.tensor(True)], ((1,), [5])),
+    "0-d uint8": (lambda m: m.arange(3)[m.tensor(1, dtype=m.uint8)], ((1, 3), [[0, 1, 2]])),
+    "0-d bool with slice": (lambda m: m.arange(6).view(2, 3)[m.tensor(True), 1:],
+                            ((1, 1, 3), [[[3, 4, 5]]])),
+    "setitem 0-d bool true": (lambda m: _set(m.arange(3), m.tensor(True), 7), ((3,), [7, 7, 7])),
+    "setitem 0-d bool false": (lambda m: _set(m.arange(3), m.tensor(False), 7),
+                               ((3,), [0, 1, 2])),
+    # Indexing 0-d tensors.
+    "0-d int": (lambda m: m.tensor(1.0)[0],
+                (IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()`")),
+    "0-d slice": (lambda m: m.tensor(1.0)[0:1],
+                  (IndexError, "slice() cannot be applied to a 0-dim tensor.")),
+    "0-d slice in a tuple": (lambda m: m.tensor(1.0)[(slice(0, 1),)],
+                             (IndexError, "too many indices for tensor of dimension 0")),
+    "0-d setitem slice": (lambda m: _set(m.tensor(1.0), slice(0, 1), 2.0),
+                          (IndexError, "slice() cannot be applied to a 0-dim tensor.")),
+    "int out of range": (lambda m: m.zeros(2, 3)[:, 3],
+                         (IndexError, "index 3 is out of bounds for dimension 1 with size 3")),
+    # An empty result reads nothing: its indices are not checked.
+    "empty result, bad index": (lambda m: m.zeros(2, 2)[[5], 2:2], ((1, 0), [[]])),
+    # setitem drops the value's leading dims of size 1 before broadcasting.
+    "setitem leading ones basic": (lambda m: _set(m.zeros(2, 3), 0, m.ones(1, 1, 3)),
+                                   ((2, 3), [[1.0] * 3, [0.0] * 3])),
+    "setitem leading ones advanced": (lambda m: _set(m.zeros(3, 2), [0, 1], m.ones(1, 1, 2, 2)),
+                                      ((3, 2), [[1.0] * 2, [1.0] * 2, [0.0] * 2])),
+    "setitem too many dims": (lambda m: _set(m.zeros(3, 2), 0, m.ones(2, 2)),
+                              (RuntimeError, "expand(")),
+    # Advanced setitem: no dtype conversion (index_put_), except through masked_fill.
+    "setitem list, long into float": (
+        lambda m: _set(m.zeros(3), [0, 1], m.tensor([1, 2])),
+        (RuntimeError, "Index put requires the source and destination dtypes match, got Float "
+                       "for the destination and Long for the source.")),
+    "setitem tensor index, float into int": (
+        lambda m: _set(m.zeros(3, dtype=m.int32), m.tensor([0]), m.tensor([1.5])),
+        (RuntimeError, "Index put requires the source and destination dtypes match, got Int "
+                       "for the destination and Float for the source.")),
+    "setitem mask, two values of another dtype": (
+        lambda m: _set(m.zeros(3), m.tensor([True, False, True]), m.tensor([1, 2])),
+        (RuntimeError, "Index put requires the source and destination dtypes match")),
+    "setitem mask, one value of another dtype": (
+        lambda m: _set(m.zeros(3, dtype=m.int8), m.tensor([True, False, True]), m.tensor([2.5])),
+        ((3,), [2, 0, 2])),
+    "setitem mask, two values": (
+        lambda m: _set(m.zeros(3), m.tensor([True, False, True]), m.tensor([1.0, 2.0])),
+        ((3,), [1.0, 0.0, 2.0])),
+    "setitem uint8 mask, one value": (
+        lambda m: _set(m.zeros(3), m.tensor([1, 0, 1], dtype=m.uint8), 2.0),
+        (RuntimeError, "masked_fill_ only supports boolean masks, but got mask with dtype "
+                       "unsigned char")),
+    "setitem basic, long into float": (lambda m: _set(m.zeros(3), slice(None), m.tensor([1, 2, 3])),
+                                       ((3,), [1.0, 2.0, 3.0])),
+}
+
+
+@pytest.mark.parametrize("case", list(INDEXING_EDGE_CASES))
+def test_indexing_edges_raise_and_give_what_torch_does(case):
+    fn, expected = INDEXING_EDGE_CASES[case]
+    assert_same_outcome(edge_outcome(ember, fn), expected)
+
+
+@pytest.mark.parametrize("case", list(INDEXING_EDGE_CASES))
+def test_indexing_edges_match_torch(torch, case):
+    fn, expected = INDEXING_EDGE_CASES[case]
+    assert_same_outcome(edge_outcome(torch, fn), expected)
+
+
+def test_failed_setitem_leaves_the_tensor_untouched():
+    x = ember.arange(6).view(2, 3)
+    with pytest.raises(RuntimeError, match="Index put requires the source and destination"):
+        x[[0, 1]] = ember.ones(3)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t"):
+        x[0] = 2.0**64
+    assert x.tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_range_and_sequences_as_indices():
+    """x[range(n), target] (the cross-entropy idiom) and ranges anywhere a list of ints goes."""
+    x = ember.arange(12.0).reshape(3, 4)
+    assert x[range(3), [0, 1, 2]].tolist() == [0.0, 5.0, 10.0]
+    assert x[range(2)].tolist() == x[[0, 1]].tolist()
+    assert x[range(0)].shape == (0, 4)
+    assert x[:, range(1, 3)].tolist() == [[1.0, 2.0], [5.0, 6.0], [9.0, 10.0]]
+    assert x[(0, 1)].item() == 1.0
+    assert x[[0, 1], [1, 2]].tolist() == [1.0, 6.0]
+    y = x.clone()
+    y[range(3), [0, 1, 2]] = 7.0
+    assert y.diagonal().tolist() == [7.0, 7.0, 7.0]
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[range(4)]

@@ -1,9 +1,13 @@
 """Views against NumPy: shapes, strides, offsets, values, and that they share memory."""
+import re
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import ember
+from torch_util import assert_same_outcome, edge_outcome
 
 
 def base(shape=(2, 3, 4), dtype=np.float32):
@@ -95,7 +99,8 @@ def test_permute_transpose_t():
     same(t.permute(-1, 0, 1), a.transpose(2, 0, 1), a)
     same(t.transpose(0, 2), a.swapaxes(0, 2), a)
     same(t.swapaxes(1, 2), a.swapaxes(1, 2), a)
-    same(t.T, a.T, a)
+    with pytest.warns(UserWarning, match="The use of `x.T` on tensors of dimension other than 2"):
+        same(t.T, a.T, a)  # deprecated in torch 2.11 beyond 2 dims
     same(t.mT, a.swapaxes(-1, -2), a)
     m, mt = base((3, 5))
     same(mt.t(), m.T, m)
@@ -229,7 +234,9 @@ def test_random_view_chains_match_numpy(shape, data):
         op = data.draw(st.sampled_from(["T", "permute", "unsqueeze", "squeeze", "slice", "select",
                                         "reshape", "expand"]))
         if op == "T":
-            t, ref = t.T, ref.T
+            with warnings.catch_warnings():  # x.T of other than 2 dims warns, as torch
+                warnings.simplefilter("ignore", UserWarning)
+                t, ref = t.T, ref.T
         elif op == "permute" and nd:
             p = data.draw(st.permutations(range(nd)))
             t, ref = t.permute(*p), ref.transpose(p)
@@ -277,3 +284,128 @@ def test_iteration_layout_merges_dimensions():
     # A uniformly strided input merges; a sliced one splits where rows do not line up.
     assert layout(ember.empty(4, 3), ember.empty(4, 6)[:, ::2]) == ((12,), (4,), (8,))
     assert layout(ember.empty(4, 4), ember.empty(4, 7)[:, ::2]) == ((4, 4), (4, 16), (8, 28))
+
+
+# ---- the edges of the views, as torch 2.11 --------------------------------------------
+# Each case runs on a module (ember or torch): (exception type, message start) or the
+# result's shape and values; test_view_edges_match_torch checks the table against torch.
+
+VIEW_EDGE_CASES = {
+    "movedim 0-d": (lambda m: m.tensor(1.5).movedim(0, -1), ((), 1.5)),
+    "movedim 0-d list": (lambda m: m.movedim(m.tensor(1.5), [0], [0]), ((), 1.5)),
+    "movedim 0-d bad dim": (lambda m: m.tensor(1.5).movedim(1, 0),
+                            (IndexError, "Dimension out of range (expected to be in range of "
+                                         "[-1, 0], but got 1)")),
+    "view not compatible": (lambda m: m.zeros(2, 3).t().view(6),
+                            (RuntimeError, "view size is not compatible with input tensor's size "
+                                           "and stride")),
+    "view bad numel": (lambda m: m.zeros(2, 3).view(7),
+                       (RuntimeError, "shape '[7]' is invalid for input of size 6")),
+    "reshape bad numel": (lambda m: m.zeros(2, 3).reshape(7, -1),
+                          (RuntimeError, "shape '[7, -1]' is invalid for input of size 6")),
+    "view two -1": (lambda m: m.zeros(2, 3).view(-1, -1),
+                    (RuntimeError, "only one dimension can be inferred")),
+    "view negative": (lambda m: m.zeros(2, 3).view(-2, 3),
+                      (RuntimeError, "invalid shape dimension -2 at index 0 of shape [-2, 3]")),
+    "reshape negative": (lambda m: m.zeros(2, 3).reshape(3, -3),
+                         (RuntimeError, "invalid shape dimension -3 at index 1 of shape [3, -3]")),
+    "mT 1-D": (lambda m: m.zeros(3).mT,
+               (RuntimeError, "tensor.mT is only supported on matrices or batches of matrices. "
+                              "Got 1-D tensor.")),
+    "mH 1-D": (lambda m: m.zeros(3).mH,
+               (RuntimeError, "tensor.mH is only supported on matrices or batches of matrices. "
+                              "Got 1-D tensor.")),
+    "H 3-D": (lambda m: m.zeros(1, 2, 3).H,
+              (RuntimeError, "tensor.H is only supported on matrices (2-D tensors). Got 3-D "
+                             "tensor. For batches of matrices, consider using tensor.mH")),
+    "H 1-D": (lambda m: m.zeros(3).H,
+              (RuntimeError, "tensor.H is only supported on matrices (2-D tensors). Got 1-D "
+                             "tensor.")),
+    "mT 3-D": (lambda m: m.arange(6.0).view(1, 2, 3).mT, ((1, 3, 2), [[[0., 3.], [1., 4.],
+                                                                       [2., 5.]]])),
+    "split 0-d": (lambda m: m.tensor(1.0).split(1),
+                  (RuntimeError, "split expects at least a 1-dimensional tensor")),
+    "split sizes 0-d": (lambda m: m.tensor(1.0).split([1]),
+                        (RuntimeError, "split expects at least a 1-dimensional tensor")),
+    "chunk 0-d": (lambda m: m.tensor(1.0).chunk(1),
+                  (RuntimeError, "chunk expects at least a 1-dimensional tensor")),
+    "chunk 0": (lambda m: m.zeros(3).chunk(0),
+                (RuntimeError, "chunk expects `chunks` to be greater than 0, got: 0")),
+    "split negative": (lambda m: m.zeros(3).split(-1),
+                       (RuntimeError, "split expects split_size be non-negative, but got "
+                                      "split_size=-1")),
+    "unbind 0-d": (lambda m: m.tensor(1.0).unbind(),
+                   (IndexError, "Dimension specified as 0 but tensor has no dimensions")),
+    "unbind 0-d dim -1": (lambda m: m.tensor(1.0).unbind(-1),
+                          (IndexError, "Dimension specified as 0 but tensor has no dimensions")),
+    "select 0-d": (lambda m: m.tensor(1.0).select(0, 0),
+                   (IndexError, "select() cannot be applied to a 0-dim tensor.")),
+    "select out of range": (lambda m: m.zeros(3).select(0, 5),
+                            (IndexError, "select(): index 5 out of range for tensor of size [3] "
+                                         "at dimension 0")),
+    "squeeze repeated dim": (lambda m: m.zeros(1, 2).squeeze((0, 0)),
+                             (RuntimeError, "dim 0 appears multiple times in the list of dims")),
+    "squeeze 0-d repeated": (lambda m: m.tensor(1.0).squeeze((0, -1)),
+                             (RuntimeError, "dim 0 appears multiple times in the list of dims")),
+    "squeeze 0-d": (lambda m: m.tensor(2.0).squeeze((-1,)), ((), 2.0)),
+    "flatten 0-d bad dim": (lambda m: m.tensor(1.0).flatten(1),
+                            (IndexError, "Dimension out of range (expected to be in range of "
+                                         "[-1, 0], but got 1)")),
+    "flatten 0-d": (lambda m: m.tensor(1.0).flatten(-1, 0), ((1,), [1.0])),
+    "diagonal 1-D": (lambda m: m.zeros(3).diagonal(),
+                     (IndexError, "Dimension out of range (expected to be in range of [-1, 0], "
+                                  "but got 1)")),
+}
+
+
+@pytest.mark.parametrize("case", list(VIEW_EDGE_CASES))
+def test_view_edges_raise_and_give_what_torch_does(case):
+    fn, expected = VIEW_EDGE_CASES[case]
+    assert_same_outcome(edge_outcome(ember, fn), expected)
+
+
+@pytest.mark.parametrize("case", list(VIEW_EDGE_CASES))
+def test_view_edges_match_torch(torch, case):
+    fn, expected = VIEW_EDGE_CASES[case]
+    assert_same_outcome(edge_outcome(torch, fn), expected)
+
+
+@pytest.mark.parametrize("attr", ["T", "mT", "H", "mH"])
+def test_transposes_of_a_0d_tensor_are_the_tensor_itself_with_a_deprecation_warning(attr):
+    x = ember.tensor(2.5, requires_grad=True)
+    advice = "Consider using x.conj()." if attr.endswith("H") else \
+        "This function is the identity in these cases."
+    with pytest.warns(UserWarning, match=re.escape(f"Tensor.{attr} is deprecated on 0-D tensors. "
+                                                   f"{advice}")):
+        y = getattr(x, attr)
+    assert y.shape == () and y.item() == 2.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(UserWarning):
+            getattr(x, attr)
+    (y * 3).backward()
+    assert x.grad.item() == 3.0
+
+
+def test_T_of_other_than_2_dims_reverses_them_with_a_deprecation_warning():
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    t = ember.from_numpy(a)
+    with pytest.warns(UserWarning, match=r"The use of `x.T` on tensors of dimension other than 2"):
+        got = t.T
+    np.testing.assert_array_equal(got.numpy(), a.T)
+    assert got.data_ptr() == t.data_ptr()  # a view
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(t[0].T.numpy(), a[0].T)  # 2-D: no warning
+        np.testing.assert_array_equal(t.mT.numpy(), np.swapaxes(a, -1, -2))
+        np.testing.assert_array_equal(t[0].H.numpy(), a[0].T)
+        np.testing.assert_array_equal(t.mH.numpy(), np.swapaxes(a, -1, -2))
+
+
+def test_split_chunk_unbind_of_0d_with_grad_raise_before_recording():
+    x = ember.tensor(1.0, requires_grad=True)
+    for fn in (lambda: x.split(1), lambda: x.chunk(2), lambda: x.split([1])):
+        with pytest.raises(RuntimeError, match="expects at least a 1-dimensional tensor"):
+            fn()
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        x.unbind()

@@ -30,3 +30,25 @@ def copy_params(torch, src, dst):
     with torch.no_grad():
         for ep, tp in zip(src, dst):
             tp.copy_(torch.from_numpy(ep.detach().cpu().numpy()))
+
+
+def edge_outcome(module, fn):
+    """fn(module)'s (shape, values), or (exception type, message) where it raises (its
+    warnings ignored): one side of an edge-case table compared across ember and torch."""
+    import warnings
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = fn(module)
+    except (RuntimeError, IndexError, TypeError, ValueError) as e:
+        return type(e), str(e)
+    return tuple(r.shape), r.tolist()
+
+
+def assert_same_outcome(got, expected):
+    """An edge_outcome against the table's: the exception type and the message's start,
+    or the shape and values."""
+    if isinstance(expected[0], type):
+        assert got[0] is expected[0] and got[1].startswith(expected[1]), got
+    else:
+        assert got == expected

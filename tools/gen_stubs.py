@@ -79,7 +79,15 @@ EXPORTS = ROOT / "python" / "ember" / "_exports.pyi"
 _UNARY = ("sqrt rsqrt exp exp2 expm1 log log2 log10 log1p sin cos tan asin arcsin acos arccos atan "
           "arctan sinh cosh tanh asinh arcsinh acosh arccosh atanh arctanh sigmoid erf erfc "
           "reciprocal frac neg negative abs absolute sign square relu floor ceil trunc fix "
-          "logical_not isnan isinf isfinite bitwise_not silu").split()
+          "logical_not isnan isinf isfinite bitwise_not silu sgn lgamma digamma erfinv i0 "
+          "special_i0e special_i1 special_i1e special_ndtr special_ndtri special_log_ndtr "
+          "special_erfcx special_bessel_j0 special_bessel_j1 special_entr").split()
+# ember.abs_(input), ...: torch's module-level in-place spellings (bound C++)
+_MODULE_INPLACE = ("abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ "
+                   "asinh_ atan_ atanh_ ceil_ cos_ cosh_ erf_ erfc_ exp2_ exp_ expm1_ fix_ "
+                   "floor_ frac_ log10_ log1p_ log2_ log_ neg_ negative_ reciprocal_ relu_ "
+                   "rsqrt_ sigmoid_ sin_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ i0_").split()
+_SPECIAL_BINARY = "igamma igammac nextafter gcd lcm".split()
 _BINARY = ("mul multiply true_divide floor_divide remainder fmod atan2 arctan2 hypot maximum "
            "minimum fmax fmin").split()
 _BITWISE = "bitwise_and bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift".split()
@@ -91,6 +99,31 @@ _ARG_REDUCE = "argmax argmin".split()
 
 _OUT = "out: Tensor | None = None"
 FAMILIES = [
+    (_MODULE_INPLACE, "def {n}(input: Tensor) -> Tensor: ...", None, None),
+    (["round_"], "def {n}(input: Tensor, decimals: _int = 0) -> Tensor: ...", None, None),
+    (["nan_to_num_"],
+     "def {n}(input: Tensor, nan: _float = 0.0, posinf: _float | None = None, "
+     "neginf: _float | None = None) -> Tensor: ...", None, None),
+    (["logit_"], "def {n}(input: Tensor, eps: _float | None = None) -> Tensor: ...", None, None),
+    (["gcd_", "lcm_"], "def {n}(input: Tensor, other: Tensor) -> Tensor: ...", None, None),
+    (["polygamma"],
+     f"def {{n}}(n: _int, input: Tensor, *, {_OUT}) -> Tensor: ...",
+     "def {n}(self, n: _int) -> Tensor: ...",
+     "def {n}_(self, n: _int) -> Self: ..."),
+    (["logit"],
+     f"def {{n}}(input: Tensor, eps: _float | None = None, *, {_OUT}) -> Tensor: ...",
+     "def {n}(self, eps: _float | None = None) -> Tensor: ...",
+     "def {n}_(self, eps: _float | None = None) -> Self: ..."),
+    (_SPECIAL_BINARY,
+     f"def {{n}}(input: Tensor, other: Tensor, *, {_OUT}) -> Tensor: ...",
+     "def {n}(self, other: Tensor) -> Tensor: ...",
+     "def {n}_(self, other: Tensor) -> Self: ..."),
+    (["special_zeta", "special_xlog1py"],
+     f"def {{n}}(input: _TensorOrNumber, other: _TensorOrNumber, *, {_OUT}) -> Tensor: ...",
+     None, None),
+    (["_frexp"],
+     "def {n}(input: Tensor, mantissa: Tensor | None = None, "
+     "exponent: Tensor | None = None) -> tuple[Tensor, Tensor]: ...", None, None),
     # (names, function, method, in-place method)
     (_UNARY,
      f"def {{n}}(input: Tensor, *, {_OUT}) -> Tensor: ...",
@@ -426,7 +459,7 @@ def _family_lines(mod_attrs, tensor_attrs):
         for n in names:
             if n in mod_attrs:
                 fns.append(fn.format(n=n))
-            if n in tensor_attrs:
+            if method and n in tensor_attrs:
                 methods.append(method.format(n=n))
             if inplace and n + "_" in tensor_attrs:
                 methods.append(inplace.format(n=n))

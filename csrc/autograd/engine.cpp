@@ -209,6 +209,7 @@ TensorList GraphTask::call(Node* n, NodeState& s, TensorList grads) {
   if (!any) return TensorList(n->num_outputs());
   for (uint32_t i = 0; i < n->num_inputs(); ++i) {
     if (!grads[i].defined()) {
+      if (!n->materialize_grads()) break;  // the node takes undefined gradients (None)
       const InputMeta& m = n->input_meta[i];
       grads[i] = zeros(m.sizes, m.dtype, m.device);
     }

@@ -3,6 +3,8 @@
 // fill_, zero_). Every in-place write checks for leaves, bumps the version
 // counter and, when the graph needs it, rebases the history of the tensor
 // written (through CopySlices for views: dispatch.cpp).
+#include <type_traits>
+
 #include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
@@ -10,6 +12,7 @@
 #include "ops/fill/fill.hpp"
 #include "ops/index/join.hpp"
 #include "runtime/errors.hpp"
+#include "tensor/dispatch.hpp"
 #include "tensor/views.hpp"
 
 namespace ember::autograd {
@@ -161,9 +164,27 @@ void fill_(const Tensor& t, const Tensor& value) {
   EMBER_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor "
               "with ", value.dim(), " dimensions.");
   check_inplace(t);
-  ops::copy_(t, value.is_cpu() || value.device() == t.device()
-                    ? value
-                    : ops::to(value, t.device(), value.dtype()));
+  if (value.is_cpu() && !t.is_cpu()) {
+    // torch's fill_ of a device tensor from a CPU value: a fill with the
+    // value's number (no overlap check, as every fill of a number)
+    ops::fill_(t, dispatch(value.dtype(), [&](auto tag) {
+                 using T = typename decltype(tag)::type;
+                 const T x = *static_cast<const T*>(value.data_ptr());
+                 if constexpr (std::is_same<T, bool>::value) {
+                   return Scalar::from_bool(x);
+                 } else if constexpr (std::is_integral<T>::value) {
+                   return Scalar::from_int(static_cast<int64_t>(x));
+                 } else if constexpr (std::is_same<T, double>::value) {
+                   return Scalar::from_double(x);
+                 } else {
+                   return Scalar::from_double(static_cast<double>(static_cast<float>(x)));
+                 }
+               }));
+  } else {
+    ops::copy_(t, value.is_cpu() || value.device() == t.device()
+                      ? value
+                      : ops::to(value, t.device(), value.dtype()));
+  }
   mark_dirty(t);
   if (!needs_grad(t, value)) return;
   const Device vd = value.device();

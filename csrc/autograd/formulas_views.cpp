@@ -146,8 +146,9 @@ Tensor reverse_dims(const Tensor& t) {
                 [](const Tensor& g) { return autograd::reverse_dims(g); });
 }
 
-Tensor matrix_transpose(const Tensor& t) {
-  return finish(ember::matrix_transpose(t), t, "TransposeBackward0",
+Tensor matrix_transpose(const Tensor& t, const char* name) {
+  if (t.dim() == 0) return t;  // torch 2.11: the tensor itself, no node
+  return finish(ember::matrix_transpose(t, name), t, "TransposeBackward0",
                 [](const Tensor& g) { return autograd::matrix_transpose(g); });
 }
 
@@ -205,28 +206,34 @@ Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides,
   });
 }
 
+// The multi-output views run the op first: its checks (a 0-d input raises
+// the op's own error, as in torch) come before the dim is wrapped here.
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
+  std::vector<Tensor> outs = ember::split(t, split_size, dim);
   const int64_t d = wrap_dim(dim, t.dim());
-  return finish_multi(ember::split(t, split_size, dim), t, "SplitBackward0",
+  return finish_multi(std::move(outs), t, "SplitBackward0",
                       [d](const TensorList& g) { return autograd::cat(g, d); });
 }
 
 std::vector<Tensor> split_with_sizes(const Tensor& t, const std::vector<int64_t>& sizes,
                                      int64_t dim) {
+  std::vector<Tensor> outs = ember::split_with_sizes(t, sizes, dim);
   const int64_t d = wrap_dim(dim, t.dim());
-  return finish_multi(ember::split_with_sizes(t, sizes, dim), t, "SplitWithSizesBackward0",
+  return finish_multi(std::move(outs), t, "SplitWithSizesBackward0",
                       [d](const TensorList& g) { return autograd::cat(g, d); });
 }
 
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
+  std::vector<Tensor> outs = ember::chunk(t, chunks, dim);
   const int64_t d = wrap_dim(dim, t.dim());
-  return finish_multi(ember::chunk(t, chunks, dim), t, "SplitBackward0",
+  return finish_multi(std::move(outs), t, "SplitBackward0",
                       [d](const TensorList& g) { return autograd::cat(g, d); });
 }
 
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
+  std::vector<Tensor> outs = ember::unbind(t, dim);
   const int64_t d = wrap_dim(dim, t.dim());
-  return finish_multi(ember::unbind(t, dim), t, "UnbindBackward0",
+  return finish_multi(std::move(outs), t, "UnbindBackward0",
                       [d](const TensorList& g) { return autograd::stack(g, d); });
 }
 

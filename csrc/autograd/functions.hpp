@@ -138,7 +138,7 @@ Tensor permute(const Tensor& t, const std::vector<int64_t>& dims);
 Tensor transpose(const Tensor& t, int64_t d0, int64_t d1);
 Tensor t_2d(const Tensor& t);
 Tensor reverse_dims(const Tensor& t);
-Tensor matrix_transpose(const Tensor& t);
+Tensor matrix_transpose(const Tensor& t, const char* name = "mT");  // mT, mH
 Tensor movedim(const Tensor& t, const std::vector<int64_t>& src, const std::vector<int64_t>& dst);
 Tensor expand(const Tensor& t, const Shape& sizes);
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);

@@ -64,6 +64,10 @@ class Node : public std::enable_shared_from_this<Node> {
   // Frees the saved tensors (backward without retain_graph).
   virtual void release_variables() {}
   virtual bool is_accumulate_grad() const { return false; }
+  // Whether the engine replaces the gradients that never arrived with zeros before
+  // apply() (true for every built-in node; a Python Function may say no:
+  // ctx.set_materialize_grads(False)). Asked only when one is missing.
+  virtual bool materialize_grads() const { return true; }
 
   uint64_t sequence_nr() const noexcept { return sequence_nr_; }
   uint32_t num_inputs() const noexcept { return static_cast<uint32_t>(input_meta.size()); }

@@ -64,6 +64,18 @@ class PyFunctionNode final : public autograd::Node {
     return out;
   }
   std::string name() const override { return name_; }
+  bool materialize_grads() const override {  // ctx.set_materialize_grads(False)
+    py::gil_scoped_acquire gil;
+    py::handle ctx = ctx_.get();
+    PyObject* v = PyObject_GetAttrString(ctx.ptr(), "materialize_grads");
+    if (!v) {
+      PyErr_Clear();
+      return true;
+    }
+    const bool yes = PyObject_IsTrue(v) != 0;
+    Py_DECREF(v);
+    return yes;
+  }
   void release_variables() override {
     py::gil_scoped_acquire gil;
     py::handle ctx = ctx_.get();

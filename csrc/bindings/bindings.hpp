@@ -35,6 +35,9 @@ void bind_math(py::module_& m);
 void bind_complex(py::module_& m);  // after bind_tensor: adds Tensor methods
 void bind_random(py::module_& m, py::module_& cuda);  // after bind_tensor
 void bind_amp(py::module_& m);  // autocast state, GradScaler kernels
+void bind_jit(py::module_& cuda);  // RawKernel/RawModule/jiterator cores (after bind_tensor)
+void bind_jit_testing(py::module_& m);
+void bind_c_api(py::module_& m);  // the extensions' C API capsule
 
 // A Device from what Python users pass: ember.device, "cuda:1", "cpu", or an
 // int (a CUDA ordinal). Throws TypeError/RuntimeError for anything else.

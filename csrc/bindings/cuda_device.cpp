@@ -7,6 +7,8 @@
 #include "runtime/errors.hpp"
 #include "runtime/init.hpp"
 #include "runtime/nvml.hpp"
+#include "runtime/peer_access.hpp"
+#include "runtime/sync_debug.hpp"
 
 namespace ember::bindings {
 
@@ -18,10 +20,42 @@ int resolve(py::handle device) {
   return idx < 0 ? cuda::current_device() : idx;
 }
 
+// The runtime's sync-debug warnings go through Python's warnings module (filters,
+// pytest.warns, -W error); a warning turned into an exception propagates as it.
+void warn_host_sync(const char* message) {
+  py::gil_scoped_acquire gil;
+  if (PyErr_WarnEx(PyExc_UserWarning, message, 1) < 0) throw py::error_already_set();
+}
+
 }  // namespace
 
 void bind_cuda_device(py::module_& c) {
   using namespace ember::cuda;
+  set_sync_warn_handler(&warn_host_sync);
+  c.def(
+      "set_sync_debug_mode",
+      [](py::handle mode) {
+        long long m = -1;
+        if (py::isinstance<py::str>(mode)) {
+          const std::string s = mode.cast<std::string>();
+          m = s == "default" ? 0 : s == "warn" ? 1 : s == "error" ? 2 : -1;
+          EMBER_CHECK(m >= 0, "invalid value of debug_mode, expected one of `default`, `warn`, "
+                      "`error`");
+        } else {
+          EMBER_CHECK_TYPE(py::isinstance<py::int_>(mode) && !py::isinstance<py::bool_>(mode),
+                           "set_sync_debug_mode(): debug_mode must be a str or an int, not ",
+                           type_name(mode));
+          m = mode.cast<long long>();
+          EMBER_CHECK(m >= 0 && m <= 2, "invalid value of debug_mode, expected one of 0,1,2");
+        }
+        set_sync_debug_mode(static_cast<SyncDebugMode>(m));
+      },
+      py::arg("debug_mode"),
+      "Reports the host synchronisations ops perform: \"default\"/0 (off), \"warn\"/1 "
+      "(UserWarning), \"error\"/2 (RuntimeError). Explicit synchronize() calls never count.");
+  c.def(
+      "get_sync_debug_mode", []() { return static_cast<int>(sync_debug_mode()); },
+      "The current sync debug mode: 0 (default), 1 (warn) or 2 (error).");
   c.def("is_available", &is_available,
         "True when ember was built with CUDA and at least one GPU is visible. Does not "
         "initialise CUDA, so the process may still fork.");
@@ -99,7 +133,32 @@ void bind_cuda_device(py::module_& c) {
   c.def("_runtime_version", &runtime_version, "CUDA runtime version ember was built with.");
   c.def("_driver_version", &driver_version, "CUDA version the driver supports (0: none).");
   c.def("_driver_version_string", &nvml::driver_version, "The driver's own version string.");
+  c.def("can_device_access_peer", &can_device_access_peer, py::arg("device"),
+        py::arg("peer_device"), "Whether `device` can access `peer_device`'s memory directly.");
+#ifndef EMBER_CUDA_ARCHS
+#define EMBER_CUDA_ARCHS ""
+#endif
+  c.attr("_arch_flags") = EMBER_CUDA_ARCHS;  // CMAKE_CUDA_ARCHITECTURES of this build
   c.def("_nvml_available", &nvml::available);
+  c.def("_nvml_uuids", &nvml::device_uuids, "The GPUs' UUIDs in NVML's order.");
+  c.def(
+      "_nvml_reading",
+      [](int index, int what) {
+        EMBER_CHECK_VALUE(what >= 0 && what <= static_cast<int>(nvml::Reading::MemoryUsed),
+                          "_nvml_reading(): unknown reading ", what);
+        return nvml::reading(index, static_cast<nvml::Reading>(what));
+      },
+      py::arg("index"), py::arg("what"),
+      "A reading of GPU `index` (NVML's order): 0 utilization %, 1 memory utilization %, "
+      "2 temperature C, 3 power mW, 4 SM clock MHz, 5 memory used bytes; -1 when unknown.");
+  c.def(
+      "_nvml_processes",
+      [](int index) -> py::object {
+        const nvml::Processes p = nvml::compute_processes(index);
+        if (!p.ok) return py::none();
+        return py::cast(p.list);
+      },
+      py::arg("index"), "[(pid, bytes)] of the compute processes on GPU `index`; None: unknown.");
   c.def("_visible_device_count", &visible_device_count, py::arg("env"), py::arg("nvml_count"),
         py::arg("uuids"));
 }

@@ -1,4 +1,6 @@
 // ember.device: torch.device's constructor forms, attributes and comparisons.
+#include <vector>
+
 #include <pybind11/operators.h>
 
 #include "bindings/bindings.hpp"
@@ -18,6 +20,16 @@ int index_from_py(py::handle index) {
   EMBER_CHECK(i >= 0, "Device index must not be negative, got ", i);
   EMBER_CHECK(i < (1 << 15), "Device index ", i, " is too large");
   return static_cast<int>(i);
+}
+
+// `with ember.device(...)`: the defaults that each __enter__ replaced, per thread.
+thread_local std::vector<Device> t_entered;
+
+// torch.get_default_device(): an unindexed "cuda" reads as the current device.
+Device default_device_resolved() {
+  Device d = default_device();
+  if (d.is_cuda() && !d.has_index()) d = Device(DeviceType::CUDA, cuda::current_device());
+  return d;
 }
 
 }  // namespace
@@ -68,6 +80,21 @@ Where a tensor lives, like torch.device: ``device("cuda")``, ``device("cuda:1")`
                              [](const Device& d) -> py::object {
                                return d.has_index() ? py::object(py::int_(d.index)) : py::none();
                              })
+      .def(
+          "__enter__",
+          [](py::object self) {
+            t_entered.push_back(default_device());
+            set_default_device(self.cast<Device>());
+            return self;
+          },
+          "`with ember.device('cuda'):` makes it the default device of creation functions "
+          "in this thread until the block ends.")
+      .def("__exit__",
+           [](const Device&, py::args) {
+             if (t_entered.empty()) return;
+             set_default_device(t_entered.back());
+             t_entered.pop_back();
+           })
       .def("__str__", &Device::str)
       .def("__repr__", &Device::repr)
       .def("__hash__", &Device::hash)
@@ -84,6 +111,17 @@ Where a tensor lives, like torch.device: ``device("cuda")``, ``device("cuda:1")`
       .def("__reduce__", [](const Device& d) {
         return py::make_tuple(py::type::of<Device>(), py::make_tuple(d.str()));
       });
+  m.def(
+      "set_default_device",
+      [](py::handle device) {
+        set_default_device(device.is_none() ? Device(DeviceType::CPU) : device_from_py(device));
+      },
+      py::arg("device"),
+      "The device creation functions (zeros, tensor, arange, rand...) use when given none, "
+      "in this thread (torch.set_default_device); None: the CPU again.");
+  m.def(
+      "get_default_device", []() { return default_device_resolved(); },
+      "The device creation functions use when given none (torch.get_default_device).");
 }
 
 }  // namespace ember::bindings

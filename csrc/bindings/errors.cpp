@@ -11,6 +11,7 @@ namespace {
 
 PyObject* g_cuda_error = nullptr;
 PyObject* g_oom_error = nullptr;
+PyObject* g_compile_error = nullptr;
 
 void set_attr(PyObject* obj, const char* name, size_t value) {
   PyObject* v = PyLong_FromSize_t(value);
@@ -44,16 +45,32 @@ void bind_errors(py::module_& m) {
       "The GPU could not satisfy an allocation. Attributes: device, requested, gpu_total, "
       "gpu_free, allocated, reserved_unused, largest_free_block, limit (bytes).",
       PyExc_RuntimeError, nullptr);
+  g_compile_error = PyErr_NewExceptionWithDoc(
+      "ember.cuda.CompileError",
+      "Runtime compilation (NVRTC) refused a CUDA source. `log` holds the compiler's output, "
+      "whose line numbers are those of the source given (for the jiterator: of the code "
+      "string).",
+      PyExc_RuntimeError, nullptr);
   cuda.attr("CudaError") = py::handle(g_cuda_error);
   cuda.attr("OutOfMemoryError") = py::handle(g_oom_error);
+  cuda.attr("CompileError") = py::handle(g_compile_error);
 
   m.def(
       "_raise_library_error",
       [](const std::string& library, int status) {
-        EMBER_CHECK_VALUE(library == "cuBLAS", "_raise_library_error: unknown library '",
-                          library, "' (known: cuBLAS)");
         const auto cublasTestCall = [](int s) { return s; };
-        EMBER_CUBLAS_CHECK(cublasTestCall(status));
+        const auto nvrtcTestCall = [](int s) { return s; };
+        const auto cuTestCall = [](int s) { return s; };
+        if (library == "cuBLAS") {
+          EMBER_CUBLAS_CHECK(cublasTestCall(status));
+        } else if (library == "NVRTC") {
+          EMBER_NVRTC_CHECK(nvrtcTestCall(status));
+        } else if (library == "CUDA driver") {
+          EMBER_CU_CHECK(cuTestCall(status));
+        } else {
+          throw ValueError(detail::str("_raise_library_error: unknown library '", library,
+                                       "' (known: cuBLAS, NVRTC, CUDA driver)"));
+        }
       },
       py::arg("library"), py::arg("status"),
       "For tests: raises what a call of `library` that returned `status` raises (nothing for "
@@ -74,6 +91,13 @@ void bind_errors(py::module_& m) {
         set_attr(x, "largest_free_block", i.largest_free_block);
         set_attr(x, "limit", i.limit);
       });
+    } catch (const CompileError& e) {
+      raise_with_attrs(g_compile_error, e.what(), [&](PyObject* x) {
+        PyObject* log = PyUnicode_DecodeUTF8(e.log().data(), Py_ssize_t(e.log().size()),
+                                             "replace");
+        if (log) PyObject_SetAttrString(x, "log", log);
+        Py_XDECREF(log);
+      });
     } catch (const CudaError& e) {
       raise_with_attrs(g_cuda_error, e.what(), [&](PyObject* x) {
         PyObject* code = PyLong_FromLong(e.code());
@@ -89,6 +113,8 @@ void bind_errors(py::module_& m) {
       PyErr_SetString(PyExc_TypeError, e.what());
     } catch (const IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const NotImplementedError& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }

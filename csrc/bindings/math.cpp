@@ -125,14 +125,38 @@ std::vector<Signature>& binary_sigs() {
   return *s;
 }
 
+// pow(tensor, number): torch converts the exponent into the result dtype
+// checked when that is an integer dtype, float16 or bfloat16 (pow(int8_x, 300)
+// raises; float32 and float64 take any double).
+void check_pow_exponent(const Operand& a, const Operand& b) {
+  if (a.is_scalar() || !b.is_scalar()) return;
+  const ScalarType dt = ops::result_type({&a, &b});
+  // torch's CPU pow reads a float32/float64 exponent unchecked; its CUDA pow
+  // converts it checked (int32_x.cuda().pow(1e300) raises).
+  if (!is_floating(dt) || dt == ScalarType::Float16 || dt == ScalarType::BFloat16 ||
+      a.tensor.is_cuda()) {
+    check_scalar_fits(b.scalar, dt);
+  }
+}
+
 Tensor run_binary(const BinaryEntry& e, const Operand& a, const Operand& b, PyObject* extra,
                   const Tensor& out, bool inplace) {
   ops::BinaryArgs args;
   BinaryOp op = e.op;
-  if (e.extra == kAlpha && extra) args.alpha = number_arg(extra, e.name, "alpha");
+  if (e.extra == kAlpha && extra) {
+    args.alpha = number_arg(extra, e.name, "alpha");
+    // torch converts alpha into the result dtype checked (add(int8_x, y, alpha=300) raises).
+    check_scalar_fits(args.alpha, ops::result_type({&a, &b}));
+  }
   if (e.extra == kRounding) op = ops::div_op(rounding_arg(extra, e.name));
+  if (std::string_view(e.name) == "pow") check_pow_exponent(a, b);
   const bool release = worth_releasing_gil({&a, &b});
   if (std::string_view(e.name) == "float_power") {
+    if (out.defined() && out.dtype() != ScalarType::Float64) {
+      throw Error(detail::str("the output given to float_power has dtype ",
+                              torch_scalar_name(out.dtype()),
+                              " but the operation's result requires dtype Double"));
+    }
     return maybe_nogil(release, [&] {
       return autograd::binary(op, as_double(a), as_double(b), args, out, inplace);
     });
@@ -225,13 +249,13 @@ PyObject* compare_method(PyObject* self, PyObject* const* args, Py_ssize_t nargs
 
 // ---- operators -----------------------------------------------------------------
 
-PyObject* not_implemented() { Py_RETURN_NOTIMPLEMENTED; }
 
 template <BinaryOp OP>
 PyObject* nb_binary(PyObject* a, PyObject* b) {
   EMBER_PY_TRY
   Operand x, y;
   if (!to_operand(a, &x) || !to_operand(b, &y)) return not_implemented();
+  if (OP == BinaryOp::Pow) check_pow_exponent(x, y);
   const bool release = worth_releasing_gil({&x, &y});
   return wrap(maybe_nogil(release, [&] { return autograd::binary(OP, x, y); }));
   EMBER_PY_CATCH
@@ -244,6 +268,7 @@ PyObject* nb_inplace(PyObject* a, PyObject* b) {
   if (!is_tensor(a) || !to_operand(b, &y)) return not_implemented();
   const Tensor& t = tensor_arg(a);
   const Operand x = t;
+  if (OP == BinaryOp::Pow) check_pow_exponent(x, y);
   maybe_nogil(worth_releasing_gil({&x, &y}), [&] { return autograd::binary(OP, t, y, {}, t, true); });
   return same_obj(a);
   EMBER_PY_CATCH
@@ -279,7 +304,6 @@ PyObject* richcompare(PyObject* a, PyObject* b, int op) {
 
 // The dunder methods (x.__add__(y), x.__radd__(y), x.__iadd__(y)) for code
 // that calls them by name; the operators themselves go through the slots.
-enum DunderKind { kForward, kReflected, kInplace };
 
 template <BinaryOp OP, int KIND>
 PyObject* dunder(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
@@ -394,9 +418,14 @@ void bind_math(py::module_& m) {
   add_unary_defs(d);
   add_ternary_defs(d);
   add_reduce_defs(d);
+  static std::vector<PyMethodDef> special_private;
+  add_special_defs(d, special_private);
   add_return_types(m);
-  for (auto* v : {&d.functions, &d.methods, &d.dunders}) v->push_back({nullptr, nullptr, 0, nullptr});
+  for (auto* v : {&d.functions, &d.methods, &d.dunders, &special_private}) {
+    v->push_back({nullptr, nullptr, 0, nullptr});
+  }
   add_module_functions(m, d.functions.data());
+  add_module_functions(m, special_private.data());
   register_math_functions(m, d.functions.data());
   add_tensor_methods(d.methods.data());
   add_tensor_methods(g_dunders);

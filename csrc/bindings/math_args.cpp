@@ -89,6 +89,12 @@ bool worth_releasing_gil(std::initializer_list<const ops::Operand*> ops) {
   return false;
 }
 
+void check_scalar_operands(std::initializer_list<const ops::Operand*> ops, ScalarType dtype) {
+  for (const ops::Operand* o : ops) {
+    if (o && o->is_scalar()) check_scalar_fits(o->scalar, dtype);
+  }
+}
+
 namespace {
 PyTypeObject* g_tensor_type = nullptr;
 }  // namespace

@@ -36,6 +36,14 @@ inline PyObject* same_obj(PyObject* self) {
   return self;
 }
 
+// The numbers among `ops` converted into `dtype` the way torch's kernels
+// convert them (Scalar::to<T>(), checked): RuntimeError "value cannot be
+// converted to type int8_t without overflow" when one does not fit
+// (check_scalar_fits). Called where torch checks: clamp's bounds, where's
+// numbers (not into float16/bfloat16), pow's exponent (into integer dtypes,
+// float16 and bfloat16). The ops (ops/pointwise) do not check.
+void check_scalar_operands(std::initializer_list<const ops::Operand*> ops, ScalarType dtype);
+
 // Whether a CPU op on these operands is big enough to release the GIL.
 bool worth_releasing_gil(std::initializer_list<const ops::Operand*> ops);
 

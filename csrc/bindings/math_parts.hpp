@@ -7,6 +7,8 @@
 
 #include <Python.h>
 
+#include <deque>
+#include <string>
 #include <vector>
 
 #include "bindings/fastcall.hpp"
@@ -23,7 +25,23 @@ void add_unary_defs(MathDefs& d);       // math_unary.cpp
 void set_unary_slots(PyTypeObject* t);  // math_unary.cpp
 void add_ternary_defs(MathDefs& d);     // math_ternary.cpp
 void add_reduce_defs(MathDefs& d);      // reduce.cpp
+// math_special.cpp: ember's special functions into d; the torch.special-only
+// ones (_C.special_<name>, _C._frexp) into private_fns.
+void add_special_defs(MathDefs& d, std::vector<PyMethodDef>& private_fns);
 void add_return_types(py::module_& m);  // reduce.cpp: ember.return_types
 
+
+// "name_" for a method's in-place form, as a C string that lives for the process
+// (PyMethodDef keeps the pointer; a deque never moves its elements).
+inline const char* inplace_name(const char* name) {
+  static auto* names = new std::deque<std::string>();
+  names->push_back(std::string(name) + "_");
+  return names->back().c_str();
+}
+
+// NotImplemented (a new reference), for number-protocol slots given a non-tensor.
+inline PyObject* not_implemented() { Py_RETURN_NOTIMPLEMENTED; }
+// Which form of a binary operator a dunder slot implements: a + b, b + a, a += b.
+enum DunderKind { kForward, kReflected, kInplace };
 
 }  // namespace ember::bindings

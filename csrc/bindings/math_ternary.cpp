@@ -2,9 +2,13 @@
 // Python: functions, methods and in-place methods.
 #include <Python.h>
 
+#include <cmath>
+
 #include "autograd/functions.hpp"
+#include "autograd/meta.hpp"
 #include "bindings/math_args.hpp"
 #include "bindings/math_parts.hpp"
+#include "bindings/tensor_common.hpp"
 #include "ops/pointwise/ternary.hpp"
 
 namespace ember::bindings {
@@ -16,6 +20,55 @@ using ops::Operand;
 std::optional<Operand> optional_operand(PyObject* o, const char* fn, const char* arg) {
   if (!o || o == Py_None) return std::nullopt;
   return operand_arg(o, fn, arg);
+}
+
+// torch converts where's numbers into the result dtype checked, except into
+// float16 and bfloat16 (where(c, half_x, 1e5) gives inf there).
+void check_where_numbers(const Operand& a, const Operand& b) {
+  const ScalarType dt = ops::result_type({&a, &b});
+  // torch's CPU where writes float16/bfloat16 overflow as inf unchecked; its
+  // CUDA where checks the number like every other dtype.
+  const bool cuda = (!a.is_scalar() && a.tensor.is_cuda()) || (!b.is_scalar() && b.tensor.is_cuda());
+  if (cuda || (dt != ScalarType::Float16 && dt != ScalarType::BFloat16)) {
+    check_scalar_operands({&a, &b}, dt);
+  }
+}
+
+// clamp's numbers are converted into the result dtype checked, in every dtype
+// (clamp(int8_x, min=300) raises).
+void check_clamp_bounds(const Tensor& x, const std::optional<Operand>& mn,
+                        const std::optional<Operand>& mx) {
+  // torch's CUDA kernels read a number bound in the opmath type (float for
+  // float16/bfloat16: clamp_min(half, 1e5) gives inf there), and beside a
+  // tensor bound not at all; its CPU ones convert it checked into the result
+  // dtype.
+  const bool tensor_bound = (mn && !mn->is_scalar()) || (mx && !mx->is_scalar());
+  if (x.is_cuda() && tensor_bound) return;
+  // two number bounds, one NaN: torch fills NaN without converting either
+  const auto nan_number = [](const std::optional<Operand>& o) {
+    return o && o->is_scalar() && o->scalar.is_floating() && std::isnan(o->scalar.d);
+  };
+  if (!tensor_bound && mn && mx && (nan_number(mn) || nan_number(mx))) return;
+  const Operand in(x);
+  const Operand* lo = mn ? &*mn : &in;
+  const Operand* hi = mx ? &*mx : &in;
+  ScalarType dt = ops::result_type({&in, lo, hi});
+  if (x.is_cuda() && (dt == ScalarType::Float16 || dt == ScalarType::BFloat16)) {
+    dt = ScalarType::Float32;
+  }
+  check_scalar_operands({lo, hi}, dt);
+}
+
+// lerp's weight and addcmul/addcdiv's value: converted checked into the
+// dtype the kernel computes in (float32 for float16 and bfloat16 inputs).
+void check_opmath_number(const Scalar& v, ScalarType dt) {
+  if (dt == ScalarType::Float16 || dt == ScalarType::BFloat16) dt = ScalarType::Float32;
+  check_scalar_fits(v, dt);
+}
+
+void check_addc_value(const Tensor& x, const Tensor& a, const Tensor& b, const Scalar& v) {
+  const Operand ox(x), oa(a), ob(b);
+  check_opmath_number(v, ops::result_type({&ox, &oa, &ob}));
 }
 
 PyObject* finish(Tensor r, const Tensor& out, PyObject* out_obj) {
@@ -37,6 +90,7 @@ PyObject* where_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, Py
   const Tensor& c = tensor_arg(s[0], "'condition'");
   const Operand a = operand_arg(s[1], "where", "input"), b = operand_arg(s[2], "where", "other");
   const Tensor out = out_arg(s[3], "where");
+  check_where_numbers(a, b);
   return finish(autograd::where(c, a, b, out), out, s[3]);
   EMBER_PY_CATCH
 }
@@ -48,13 +102,35 @@ PyObject* where_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
   sig.parse(args, nargsf, kw, s);
   const Tensor& c = tensor_arg(s[0], "'condition'");
   const Operand b = operand_arg(s[1], "where", "other");
-  return wrap(autograd::where(c, tensor_arg(self), b));
+  const Operand a(tensor_arg(self));
+  check_where_numbers(a, b);
+  return wrap(autograd::where(c, a.tensor, b));
   EMBER_PY_CATCH
 }
 
 // ---- clamp ---------------------------------------------------------------------
 
 enum ClampKind { kBoth, kMinOnly, kMaxOnly };
+
+// torch's parser binds clamp(x, 3, t) to its Scalar overload when the tensor
+// bounds are 0-d and need no grad (a 0-d tensor passes as a number there): the
+// bound is read as a number (its value checked, out's dtype exact, the result
+// dtype a number's: clamp(int16_x, half_0d, 127) is float32).
+void clamp_scalar_overload(std::optional<Operand>& mn, std::optional<Operand>& mx) {
+  const bool number = (mn && mn->is_scalar()) || (mx && mx->is_scalar());
+  if (!number) return;
+  for (std::optional<Operand>* b : {&mn, &mx}) {
+    if (*b && !(*b)->is_scalar() &&
+        ((*b)->tensor.dim() != 0 || autograd::requires_grad((*b)->tensor))) {
+      return;
+    }
+  }
+  for (std::optional<Operand>* b : {&mn, &mx}) {
+    if (*b && !(*b)->is_scalar()) {
+      *b = Operand(scalar_arg(element_to_py((*b)->tensor), "clamp", "min"));
+    }
+  }
+}
 
 template <int KIND>
 PyObject* clamp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {
@@ -71,12 +147,14 @@ PyObject* clamp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, Py
   if (KIND == kBoth) {
     mn = optional_operand(s[1], "clamp", "min");
     mx = optional_operand(s[2], "clamp", "max");
+    clamp_scalar_overload(mn, mx);
     out_obj = s[3];
   } else {
     (KIND == kMinOnly ? mn : mx) = operand_arg(s[1], "clamp", KIND == kMinOnly ? "min" : "max");
     out_obj = s[2];
   }
   const Tensor out = out_arg(out_obj, "clamp");
+  check_clamp_bounds(x, mn, mx);
   const Operand in(x);
   Tensor r = maybe_nogil(worth_releasing_gil({&in}), [&] { return autograd::clamp(x, mn, mx, out); });
   return finish(std::move(r), out, out_obj);
@@ -96,9 +174,11 @@ PyObject* clamp_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
   if (KIND == kBoth) {
     mn = optional_operand(s[0], "clamp", "min");
     mx = optional_operand(s[1], "clamp", "max");
+    clamp_scalar_overload(mn, mx);
   } else {
     (KIND == kMinOnly ? mn : mx) = operand_arg(s[0], "clamp", KIND == kMinOnly ? "min" : "max");
   }
+  check_clamp_bounds(x, mn, mx);
   const Operand in(x);
   const bool release = worth_releasing_gil({&in});
   if (INPLACE) {
@@ -120,6 +200,7 @@ PyObject* lerp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyO
   const Tensor& b = tensor_arg(s[1], "'end'");
   const Operand w = operand_arg(s[2], "lerp", "weight");
   const Tensor out = out_arg(s[3], "lerp");
+  if (w.is_scalar()) check_opmath_number(w.scalar, a.dtype());
   return finish(autograd::lerp(a, b, w, out), out, s[3]);
   EMBER_PY_CATCH
 }
@@ -133,6 +214,7 @@ PyObject* lerp_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, 
   const Tensor& a = tensor_arg(self);
   const Tensor& b = tensor_arg(s[0], "'end'");
   const Operand w = operand_arg(s[1], "lerp", "weight");
+  if (w.is_scalar()) check_opmath_number(w.scalar, a.dtype());
   if (INPLACE) {
     autograd::lerp(a, b, w, a, true);
     return same_obj(self);
@@ -153,6 +235,7 @@ PyObject* addc_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyO
   const Tensor& b = tensor_arg(s[2], "'tensor2'");
   const Scalar v = s[3] ? number_arg(s[3], fn, "value") : Scalar::from_int(1);
   const Tensor out = out_arg(s[4], fn);
+  check_addc_value(x, a, b, v);
   Tensor r = DIV ? autograd::addcdiv(x, a, b, v, out) : autograd::addcmul(x, a, b, v, out);
   return finish(std::move(r), out, s[4]);
   EMBER_PY_CATCH
@@ -170,6 +253,7 @@ PyObject* addc_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, 
   const Tensor& b = tensor_arg(s[1], "'tensor2'");
   const Scalar v = s[2] ? number_arg(s[2], fn, "value") : Scalar::from_int(1);
   const Tensor out = INPLACE ? x : Tensor();
+  check_addc_value(x, a, b, v);
   Tensor r = DIV ? autograd::addcdiv(x, a, b, v, out, INPLACE) : autograd::addcmul(x, a, b, v, out, INPLACE);
   if (INPLACE) return same_obj(self);
   return wrap(std::move(r));

@@ -20,67 +20,67 @@ using ops::BitwiseOp;
 using ops::Operand;
 using ops::UnaryOp;
 
-enum Extra : uint8_t { kNone, kDecimals, kNanToNum, kApproximate };
+enum UnaryExtra : uint8_t { kUnaryNone, kDecimals, kNanToNum, kApproximate };
 
 struct UnaryEntry {
   const char* name;
   UnaryOp op;
-  Extra extra;
+  UnaryExtra extra;
   bool has_method, has_inplace;
 };
 
 constexpr UnaryEntry kUnary[] = {
-    {"sqrt", UnaryOp::Sqrt, kNone, true, true},
-    {"rsqrt", UnaryOp::Rsqrt, kNone, true, true},
-    {"exp", UnaryOp::Exp, kNone, true, true},
-    {"exp2", UnaryOp::Exp2, kNone, true, true},
-    {"expm1", UnaryOp::Expm1, kNone, true, true},
-    {"log", UnaryOp::Log, kNone, true, true},
-    {"log2", UnaryOp::Log2, kNone, true, true},
-    {"log10", UnaryOp::Log10, kNone, true, true},
-    {"log1p", UnaryOp::Log1p, kNone, true, true},
-    {"sin", UnaryOp::Sin, kNone, true, true},
-    {"cos", UnaryOp::Cos, kNone, true, true},
-    {"tan", UnaryOp::Tan, kNone, true, true},
-    {"asin", UnaryOp::Asin, kNone, true, true},
-    {"arcsin", UnaryOp::Asin, kNone, true, true},
-    {"acos", UnaryOp::Acos, kNone, true, true},
-    {"arccos", UnaryOp::Acos, kNone, true, true},
-    {"atan", UnaryOp::Atan, kNone, true, true},
-    {"arctan", UnaryOp::Atan, kNone, true, true},
-    {"sinh", UnaryOp::Sinh, kNone, true, true},
-    {"cosh", UnaryOp::Cosh, kNone, true, true},
-    {"tanh", UnaryOp::Tanh, kNone, true, true},
-    {"asinh", UnaryOp::Asinh, kNone, true, true},
-    {"arcsinh", UnaryOp::Asinh, kNone, true, true},
-    {"acosh", UnaryOp::Acosh, kNone, true, true},
-    {"arccosh", UnaryOp::Acosh, kNone, true, true},
-    {"atanh", UnaryOp::Atanh, kNone, true, true},
-    {"arctanh", UnaryOp::Atanh, kNone, true, true},
-    {"sigmoid", UnaryOp::Sigmoid, kNone, true, true},
-    {"erf", UnaryOp::Erf, kNone, true, true},
-    {"erfc", UnaryOp::Erfc, kNone, true, true},
-    {"reciprocal", UnaryOp::Reciprocal, kNone, true, true},
+    {"sqrt", UnaryOp::Sqrt, kUnaryNone, true, true},
+    {"rsqrt", UnaryOp::Rsqrt, kUnaryNone, true, true},
+    {"exp", UnaryOp::Exp, kUnaryNone, true, true},
+    {"exp2", UnaryOp::Exp2, kUnaryNone, true, true},
+    {"expm1", UnaryOp::Expm1, kUnaryNone, true, true},
+    {"log", UnaryOp::Log, kUnaryNone, true, true},
+    {"log2", UnaryOp::Log2, kUnaryNone, true, true},
+    {"log10", UnaryOp::Log10, kUnaryNone, true, true},
+    {"log1p", UnaryOp::Log1p, kUnaryNone, true, true},
+    {"sin", UnaryOp::Sin, kUnaryNone, true, true},
+    {"cos", UnaryOp::Cos, kUnaryNone, true, true},
+    {"tan", UnaryOp::Tan, kUnaryNone, true, true},
+    {"asin", UnaryOp::Asin, kUnaryNone, true, true},
+    {"arcsin", UnaryOp::Asin, kUnaryNone, true, true},
+    {"acos", UnaryOp::Acos, kUnaryNone, true, true},
+    {"arccos", UnaryOp::Acos, kUnaryNone, true, true},
+    {"atan", UnaryOp::Atan, kUnaryNone, true, true},
+    {"arctan", UnaryOp::Atan, kUnaryNone, true, true},
+    {"sinh", UnaryOp::Sinh, kUnaryNone, true, true},
+    {"cosh", UnaryOp::Cosh, kUnaryNone, true, true},
+    {"tanh", UnaryOp::Tanh, kUnaryNone, true, true},
+    {"asinh", UnaryOp::Asinh, kUnaryNone, true, true},
+    {"arcsinh", UnaryOp::Asinh, kUnaryNone, true, true},
+    {"acosh", UnaryOp::Acosh, kUnaryNone, true, true},
+    {"arccosh", UnaryOp::Acosh, kUnaryNone, true, true},
+    {"atanh", UnaryOp::Atanh, kUnaryNone, true, true},
+    {"arctanh", UnaryOp::Atanh, kUnaryNone, true, true},
+    {"sigmoid", UnaryOp::Sigmoid, kUnaryNone, true, true},
+    {"erf", UnaryOp::Erf, kUnaryNone, true, true},
+    {"erfc", UnaryOp::Erfc, kUnaryNone, true, true},
+    {"reciprocal", UnaryOp::Reciprocal, kUnaryNone, true, true},
     {"gelu", UnaryOp::Gelu, kApproximate, false, false},
-    {"silu", UnaryOp::Silu, kNone, false, false},
-    {"frac", UnaryOp::Frac, kNone, true, true},
-    {"neg", UnaryOp::Neg, kNone, true, true},
-    {"negative", UnaryOp::Neg, kNone, true, true},
-    {"abs", UnaryOp::Abs, kNone, true, true},
-    {"absolute", UnaryOp::Abs, kNone, true, true},
-    {"sign", UnaryOp::Sign, kNone, true, true},
-    {"square", UnaryOp::Square, kNone, true, true},
-    {"relu", UnaryOp::Relu, kNone, true, true},
-    {"floor", UnaryOp::Floor, kNone, true, true},
-    {"ceil", UnaryOp::Ceil, kNone, true, true},
+    {"silu", UnaryOp::Silu, kUnaryNone, false, false},
+    {"frac", UnaryOp::Frac, kUnaryNone, true, true},
+    {"neg", UnaryOp::Neg, kUnaryNone, true, true},
+    {"negative", UnaryOp::Neg, kUnaryNone, true, true},
+    {"abs", UnaryOp::Abs, kUnaryNone, true, true},
+    {"absolute", UnaryOp::Abs, kUnaryNone, true, true},
+    {"sign", UnaryOp::Sign, kUnaryNone, true, true},
+    {"square", UnaryOp::Square, kUnaryNone, true, true},
+    {"relu", UnaryOp::Relu, kUnaryNone, true, true},
+    {"floor", UnaryOp::Floor, kUnaryNone, true, true},
+    {"ceil", UnaryOp::Ceil, kUnaryNone, true, true},
     {"round", UnaryOp::Round, kDecimals, true, true},
-    {"trunc", UnaryOp::Trunc, kNone, true, true},
-    {"fix", UnaryOp::Trunc, kNone, true, true},
+    {"trunc", UnaryOp::Trunc, kUnaryNone, true, true},
+    {"fix", UnaryOp::Trunc, kUnaryNone, true, true},
     {"nan_to_num", UnaryOp::NanToNum, kNanToNum, true, true},
-    {"isnan", UnaryOp::IsNan, kNone, true, false},
-    {"isinf", UnaryOp::IsInf, kNone, true, false},
-    {"isfinite", UnaryOp::IsFinite, kNone, true, false},
-    {"logical_not", UnaryOp::LogicalNot, kNone, true, true},
+    {"isnan", UnaryOp::IsNan, kUnaryNone, true, false},
+    {"isinf", UnaryOp::IsInf, kUnaryNone, true, false},
+    {"isfinite", UnaryOp::IsFinite, kUnaryNone, true, false},
+    {"logical_not", UnaryOp::LogicalNot, kUnaryNone, true, true},
 };
 constexpr int kNumUnary = sizeof(kUnary) / sizeof(kUnary[0]);
 
@@ -90,7 +90,7 @@ Signature& unary_sig(int i, bool method) {
     auto* v = new std::vector<Signature>();
     for (const UnaryEntry& e : kUnary) {
       switch (e.extra) {
-        case kNone:
+        case kUnaryNone:
           v->emplace_back(e.name, 1, std::initializer_list<const char*>{"input", "out"});
           v->emplace_back(e.name, 0, std::initializer_list<const char*>{});
           break;
@@ -142,7 +142,7 @@ UnaryOp parse_extra(const UnaryEntry& e, PyObject* const* s, ops::UnaryArgs* arg
   }
 }
 
-int n_extra(Extra x) { return x == kNone ? 0 : x == kNanToNum ? 3 : 1; }
+int n_extra(UnaryExtra x) { return x == kUnaryNone ? 0 : x == kNanToNum ? 3 : 1; }
 
 template <int I>
 PyObject* unary_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
@@ -161,6 +161,45 @@ PyObject* unary_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, Py
   if (out.defined()) return same_obj(out_obj);
   return wrap(std::move(r));
   EMBER_PY_CATCH
+}
+
+template <int I, bool INPLACE>
+PyObject* unary_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
+                       PyObject* kwnames);
+
+// ember.abs_(input), ember.round_(input, decimals=0), ...: the in-place form
+// at module level, where torch has one.
+template <int I>
+PyObject* unary_function_inplace(PyObject*, PyObject* const* args, Py_ssize_t nargsf,
+                                 PyObject* kwnames) {
+  EMBER_PY_TRY
+  const UnaryEntry& e = kUnary[I];
+  if ((nargsf & ~PY_VECTORCALL_ARGUMENTS_OFFSET) < 1) {
+    throw TypeError(detail::str(e.name, "_() missing required argument 'input'"));
+  }
+  // The method's parse of what follows input.
+  PyObject* self = args[0];
+  if (!is_tensor(self)) {
+    throw TypeError(detail::str(e.name, "_(): argument 'input' (position 1) must be Tensor, not ",
+                                Py_TYPE(self)->tp_name));
+  }
+  return unary_method<I, true>(self, args + 1, (nargsf & ~PY_VECTORCALL_ARGUMENTS_OFFSET) - 1,
+                               kwnames);
+  EMBER_PY_CATCH
+}
+
+// torch's module-level in-place unary functions (torch.abs_, torch.exp_, ...).
+bool has_module_inplace(const char* name) {
+  static const char* const kNames[] = {
+      "abs", "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh",
+      "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "erf", "erfc", "exp2", "exp",
+      "expm1", "fix", "floor", "frac", "log10", "log1p", "log2", "log", "nan_to_num", "neg",
+      "negative", "reciprocal", "relu", "round", "rsqrt", "sigmoid", "sin", "sinh", "sqrt",
+      "square", "tan", "tanh", "trunc"};
+  for (const char* n : kNames) {
+    if (std::string(n) == name) return true;
+  }
+  return false;
 }
 
 template <int I, bool INPLACE>
@@ -282,7 +321,6 @@ PyObject* bitwise_not_method(PyObject* self, PyObject* const* args, Py_ssize_t n
 
 // ---- operators ---------------------------------------------------------------------
 
-PyObject* not_implemented() { Py_RETURN_NOTIMPLEMENTED; }
 
 template <UnaryOp OP>
 PyObject* nb_unary(PyObject* a) {
@@ -295,7 +333,13 @@ PyObject* nb_unary(PyObject* a) {
 PyObject* nb_invert(PyObject* a) {
   EMBER_PY_TRY
   if (!is_tensor(a)) return not_implemented();
-  return wrap(autograd::bitwise_not(tensor_arg(a)));
+  const Tensor& x = tensor_arg(a);
+  // torch's Tensor.__invert__ checks the dtype itself (TypeError) before
+  // bitwise_not's "not implemented for 'Float'".
+  if (is_floating(x.dtype())) {
+    throw TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+  }
+  return wrap(autograd::bitwise_not(x));
   EMBER_PY_CATCH
 }
 
@@ -329,7 +373,6 @@ PyObject* nb_bitwise_inplace(PyObject* a, PyObject* b) {
   EMBER_PY_CATCH
 }
 
-enum DunderKind { kForward, kReflected, kInplace };
 
 template <BitwiseOp OP, int KIND>
 PyObject* dunder(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
@@ -351,20 +394,6 @@ PyObject* dunder1(PyObject* self, PyObject* const*, Py_ssize_t nargs) {
   return F(self);
 }
 
-std::vector<std::string>& names() {
-  static auto* v = [] {
-    auto* n = new std::vector<std::string>();
-    n->reserve(256);
-    return n;
-  }();
-  return *v;
-}
-
-const char* inplace_name(const char* name) {
-  names().push_back(std::string(name) + "_");
-  return names().back().c_str();
-}
-
 template <int... I>
 void unary_defs(MathDefs& d, std::integer_sequence<int, I...>) {
   (
@@ -377,6 +406,10 @@ void unary_defs(MathDefs& d, std::integer_sequence<int, I...>) {
         if (e.has_inplace) {
           d.methods.push_back({inplace_name(e.name), EMBER_FAST((&unary_method<I, true>)),
                                kFastKw, nullptr});
+          if (has_module_inplace(e.name)) {
+            d.functions.push_back({inplace_name(e.name), EMBER_FAST(&unary_function_inplace<I>),
+                                   kFastKw, nullptr});
+          }
         }
       }(),
       ...);

@@ -138,12 +138,6 @@ int resolve_device(py::handle device) {
   return idx < 0 ? cuda::current_device() : idx;
 }
 
-py::dict to_dict(const std::vector<std::pair<std::string, int64_t>>& items) {
-  py::dict d;
-  for (const auto& [k, v] : items) d[py::str(k)] = v;
-  return d;
-}
-
 py::dict memory_stats(py::handle device) {
   const int idx = cuda_index_from_py(device);
   if (cuda::is_initialized()) {

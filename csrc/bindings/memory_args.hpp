@@ -18,4 +18,11 @@ size_t size_from_py(PyObject* obj, const char* fname, const char* arg);
 // An address as an int (0 allowed).
 void* ptr_from_py(PyObject* obj, const char* fname);
 
+// Named statistics as a dict ({"allocated_bytes.all.current": ..., ...}).
+inline py::dict to_dict(const std::vector<std::pair<std::string, int64_t>>& items) {
+  py::dict d;
+  for (const auto& [k, v] : items) d[py::str(k)] = v;
+  return d;
+}
+
 }  // namespace ember::bindings

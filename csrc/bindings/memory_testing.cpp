@@ -26,12 +26,6 @@ memory::Stream sim_stream(uint64_t id, int device) {
   return memory::Stream(reinterpret_cast<cuda::StreamHandle>(static_cast<uintptr_t>(id)), device);
 }
 
-py::dict to_dict(const std::vector<std::pair<std::string, int64_t>>& items) {
-  py::dict d;
-  for (const auto& [k, v] : items) d[py::str(k)] = v;
-  return d;
-}
-
 py::list log_list(memory::SimEvents& events) {
   py::list out;
   for (const memory::SimCall& c : events.take_log()) out.append(py::make_tuple(c.op, c.a, c.b));

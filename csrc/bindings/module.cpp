@@ -1,6 +1,11 @@
 // The one extension module, ember._C. Each concept binds itself.
 #include "bindings/bindings.hpp"
 
+namespace ember::bindings {
+void bind_index_ops(py::module_& m);  // bindings/index_ops.cpp (ember._C._index)
+void bind_sort(py::module_& m);  // bindings/sort.cpp: ember._C._sort, the sorting family's cores
+}  // namespace ember::bindings
+
 PYBIND11_MODULE(_C, m) {
   m.doc() = "ember's C++/CUDA core";
   m.attr("__version__") = EMBER_VERSION;
@@ -24,8 +29,13 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_nn_loss(m);
   ember::bindings::bind_nn_conv(m);
   ember::bindings::bind_nn_norm(m);
+  ember::bindings::bind_index_ops(m);
   ember::bindings::bind_math(m);
   ember::bindings::bind_complex(m);
   ember::bindings::bind_random(m, cuda);
   ember::bindings::bind_amp(m);
+  ember::bindings::bind_jit(cuda);
+  ember::bindings::bind_jit_testing(m);
+  ember::bindings::bind_c_api(m);
+  ember::bindings::bind_sort(m);
 }

@@ -42,11 +42,6 @@ Pair pool_pair(py::handle obj, const char* fn, const char* arg, const char* what
   return pair_arg(obj, fn, arg, detail::str(fn, ": ", arg, " must ", what));
 }
 
-// An optional tensor argument (None -> undefined).
-Tensor optional_tensor(py::handle obj, const char* what) {
-  return obj.is_none() ? Tensor() : tensor_arg(obj, what);
-}
-
 ops::Conv2dParams conv_params(const Tensor& weight, py::handle stride, py::handle padding,
                               py::handle dilation, int64_t groups) {
   ops::Conv2dParams p;

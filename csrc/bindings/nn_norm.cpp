@@ -11,10 +11,6 @@ namespace ember::bindings {
 
 namespace {
 
-Tensor optional_tensor(py::handle obj, const char* what) {
-  return obj.is_none() ? Tensor() : tensor_arg(obj, what);
-}
-
 Shape normalized_shape_arg(py::handle obj) {
   if (PyLong_Check(obj.ptr()) || (!PySequence_Check(obj.ptr()) && py::hasattr(obj, "__index__"))) {
     return Shape{int_arg(obj, "layer_norm", "normalized_shape")};

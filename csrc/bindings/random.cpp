@@ -26,7 +26,6 @@ namespace ember::bindings {
 
 namespace {
 
-const Device kCpu(DeviceType::CPU);
 
 // torch accepts seeds in [-2^63, 2^64): negative ones wrap to uint64.
 uint64_t seed_arg(py::handle obj) {

@@ -47,8 +47,9 @@ PyObject* values_indices(bool is_max, std::pair<Tensor, Tensor> r) {
 ops::Dims dims_arg(PyObject* o, const char* fn) {
   if (!o || o == Py_None) return std::nullopt;
   if (PyTuple_Check(o) || PyList_Check(o)) {
+    // An empty tuple stays empty: sum/mean/... read it as every dim, but
+    // all/any reduce nothing and logsumexp raises (as torch).
     const Shape s = int_list_arg(o, fn, "dim");
-    if (s.empty()) return std::nullopt;
     return std::vector<int64_t>(s.begin(), s.end());
   }
   return std::vector<int64_t>{int_arg(o, fn, "dim")};
@@ -258,8 +259,17 @@ PyObject* norm(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObjec
   ops::ReduceArgs a;
   a.p = norm_p(s[1]);
   const Tensor out = out_arg(s[5], "norm");
-  return finish(run(ReduceOp::Norm, x, dims_arg(s[2], "norm"), bool_arg(s[3], false),
-                    dtype_kw(s[4]), a, out), out, s[5]);
+  const ops::Dims dims = dims_arg(s[2], "norm");
+  // torch.norm with p='fro' (its default) over more than two dims calls
+  // linalg.matrix_norm, which wants exactly two
+  const bool fro = !s[1] || (PyUnicode_Check(s[1]) && PyUnicode_CompareWithASCIIString(s[1], "fro") == 0);
+  if (fro && dims && dims->size() > 2) {
+    std::string got;
+    for (int64_t d : *dims) got += (got.empty() ? "" : " ") + std::to_string(d);
+    throw Error("linalg.matrix_norm: dim must be a 2-tuple. Got " + got);
+  }
+  return finish(run(ReduceOp::Norm, x, dims, bool_arg(s[3], false), dtype_kw(s[4]), a, out),
+                out, s[5]);
 }
 
 PyObject* norm_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {

@@ -12,6 +12,7 @@
 #include "bindings/tensor_common.hpp"
 #include "ops/copy/copy.hpp"
 #include "ops/fill/fill.hpp"
+#include "ops/overlap.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/stream.hpp"
 #include "tensor/iter.hpp"
@@ -24,7 +25,6 @@ namespace {
 PyTypeObject* g_tensor_type = nullptr;
 PyObject* g_repr_fn = nullptr;  // ember._tensor_str._str, imported on first repr
 
-const Device kCpu(DeviceType::CPU);
 
 py::object tensor_repr(py::handle self) {
   if (!g_repr_fn) {
@@ -34,7 +34,7 @@ py::object tensor_repr(py::handle self) {
   return py::reinterpret_borrow<py::object>(g_repr_fn)(self);
 }
 
-Tensor convert(const Tensor& t, const Device& device, ScalarType dtype, bool non_blocking,
+Tensor convert_to(const Tensor& t, const Device& device, ScalarType dtype, bool non_blocking,
                bool copy, bool pin = false) {
   warn_if_discarding_imag(t.dtype(), dtype);
   py::gil_scoped_release nogil;
@@ -80,7 +80,7 @@ py::object tensor_to(py::object self_obj, py::args args, py::kwargs kwargs) {
       throw TypeError(detail::str("to() got an unexpected keyword argument '", k, "'"));
     }
   }
-  return to_result(self_obj, convert(self, device.value_or(self.device()),
+  return to_result(self_obj, convert_to(self, device.value_or(self.device()),
                                      dtype.value_or(self.dtype()), non_blocking, copy));
 }
 
@@ -105,7 +105,7 @@ void def_dtype_method(py::class_<Tensor>& cls, const char* name, ScalarType t) {
       name,
       [t](py::object self) {
         const Tensor& s = tensor_arg(self);
-        return to_result(self, convert(s, s.device(), t, false, false));
+        return to_result(self, convert_to(s, s.device(), t, false, false));
       },
       detail::str("self.to(ember.", dtype_name(t), ")").c_str());
 }
@@ -211,18 +211,18 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
         if (!device.is_none()) d = device_from_py(device);
         EMBER_CHECK(d.is_cuda(), "Invalid device, must be cuda device");
         const Tensor& t = tensor_arg(self);
-        return to_result(self, convert(t, d, t.dtype(), non_blocking, false));
+        return to_result(self, convert_to(t, d, t.dtype(), non_blocking, false));
       },
       py::arg("device") = py::none(), py::arg("non_blocking") = false);
   cls.def("cpu", [](py::object self) {
     const Tensor& t = tensor_arg(self);
-    return to_result(self, convert(t, kCpu, t.dtype(), false, false));
+    return to_result(self, convert_to(t, kCpu, t.dtype(), false, false));
   });
   cls.def("pin_memory", [](py::object self) {
     const Tensor& t = tensor_arg(self);
     EMBER_CHECK(t.is_cpu(), "cannot pin '", t.device().str(), "' memory: only CPU tensors can "
                             "be pinned");
-    return to_result(self, convert(t, kCpu, t.dtype(), false, false, /*pin=*/true));
+    return to_result(self, convert_to(t, kCpu, t.dtype(), false, false, /*pin=*/true));
   });
   def_dtype_method(cls, "float", ScalarType::Float32);
   def_dtype_method(cls, "half", ScalarType::Float16);
@@ -240,7 +240,7 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
   cls.def(
       "type_as", [](py::object self, const Tensor& other) {
         const Tensor& t = tensor_arg(self);
-        return to_result(self, convert(t, t.device(), other.dtype(), false, false));
+        return to_result(self, convert_to(t, t.device(), other.dtype(), false, false));
       },
       py::arg("other"));
   cls.def(
@@ -264,6 +264,14 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
           return self;
         }
         const Scalar v = scalar_arg(value, "fill_", "value");
+        // As torch: a number out of the dtype's range raises (int8 fill_(300));
+        // a 0-d tensor's value converts unchecked. A tensor value on self's
+        // device is copied by torch (which refuses an overlapping self); a
+        // number, or a CPU value into a device tensor, is filled (no check).
+        if (!is_tensor(value)) check_scalar_fits(v, t.dtype());
+        if (is_tensor(value) && tensor_arg(value).device() == t.device()) {
+          ops::check_no_internal_overlap(t);
+        }
         py::gil_scoped_release nogil;
         autograd::fill_(t, v);
         return self;
@@ -381,15 +389,21 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
     check_one_element(t);
     return py::float_(real_item(t, "double"));
   });
-  cls.def("__int__", [](const Tensor& t) {
+  // An exact int (a bool tensor's item is a Python bool: int(True) is 1, not True).
+  auto exact_int = [](const Tensor& t) {
+    PyObject* r = PyNumber_Long(real_item(t, "int64_t").ptr());
+    if (!r) throw py::error_already_set();
+    return py::reinterpret_steal<py::int_>(r);
+  };
+  cls.def("__int__", [exact_int](const Tensor& t) {
     check_one_element(t);
-    return py::int_(real_item(t, "int64_t"));
+    return exact_int(t);
   });
-  cls.def("__index__", [](const Tensor& t) {
+  cls.def("__index__", [exact_int](const Tensor& t) {
     if (t.numel() != 1 || !is_integral(t.dtype(), true)) {
       throw TypeError("only integer tensors of a single element can be converted to an index");
     }
-    return py::int_(tensor_item(t));
+    return exact_int(t);
   });
   cls.def("__getitem__", [](const Tensor& t, py::handle index) { return tensor_getitem(t, index); });
   cls.def("__setitem__", [](const Tensor& t, py::handle index, py::handle value) {

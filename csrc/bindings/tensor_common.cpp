@@ -224,7 +224,7 @@ Scalar scalar_arg(py::handle obj, const char* fn, const char* arg) {
 
 Device device_spec(py::handle obj) {
   PyObject* p = obj.ptr();
-  if (p == Py_None) return Device(DeviceType::CPU);
+  if (p == Py_None) return default_device();  // ember.set_default_device, `with device(...)`
   if (PyUnicode_Check(p)) {  // the common spellings without parsing
     if (PyUnicode_CompareWithASCIIString(p, "cuda") == 0) return Device(DeviceType::CUDA);
     if (PyUnicode_CompareWithASCIIString(p, "cpu") == 0) return Device(DeviceType::CPU);

@@ -36,6 +36,12 @@ std::optional<ScalarType> optional_dtype(py::handle obj);
 bool is_tensor(py::handle obj);
 // TypeError naming `what` when obj is not an ember.Tensor.
 Tensor& tensor_arg(py::handle obj, const char* what = "argument");
+// An optional tensor argument: None -> an undefined Tensor, else tensor_arg.
+inline Tensor optional_tensor(py::handle obj, const char* what) {
+  return obj.is_none() ? Tensor() : tensor_arg(obj, what);
+}
+// The CPU device, for conversions and host copies.
+inline const Device kCpu{DeviceType::CPU};
 // A sequence of ember.Tensors (None: empty); TypeError naming `what` otherwise.
 std::vector<Tensor> tensor_list_arg(py::handle seq, const char* what);
 // ember.Size([...]) (a tuple subclass).
@@ -56,7 +62,8 @@ Scalar complex_scalar(PyObject* p);
 // part" for a conversion from a complex dtype to a real one (needs the GIL;
 // raises when warnings are errors).
 void warn_if_discarding_imag(ScalarType from, ScalarType to);
-// A device argument: None -> CPU; CUDA devices get their index resolved.
+// A device argument: None -> the default device (CPU unless ember.set_default_device
+// or `with ember.device(...)` says otherwise); CUDA devices get their index resolved.
 Device device_arg(py::handle obj);
 // The same without resolving the index (no CUDA call).
 Device device_spec(py::handle obj);

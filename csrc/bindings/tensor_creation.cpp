@@ -253,7 +253,9 @@ void bind_tensor_creation(py::module_& m) {
         const Shape s = PyTuple_Check(size.ptr()) || PyList_Check(size.ptr())
                             ? int_list_arg(size, "full", "size")
                             : Shape{int_arg(size, "full", "size")};
-        return filled(s, options(dtype, device, pin, grad, "full", v.default_type()), v);
+        const Options o = options(dtype, device, pin, grad, "full", v.default_type());
+        check_scalar_fits(v, o.dtype);  // torch: full((2,), 300, dtype=int8) raises
+        return filled(s, o, v);
       },
       py::arg("size"), py::arg("fill_value"), py::kw_only(), dtype, device, pin, grad, layout);
   m.def(
@@ -298,6 +300,7 @@ void bind_tensor_creation(py::module_& m) {
          bool grad, py::handle, py::handle) {
         const Scalar v = scalar_arg(value, "full_like", "fill_value");
         Tensor out = empty_like(t, dtype, device, pin, grad, "full_like");
+        check_scalar_fits(v, out.dtype());
         ops::fill_(out, v);
         return out;
       },

@@ -14,7 +14,6 @@ namespace ember::bindings {
 
 namespace {
 
-const Device kCpu(DeviceType::CPU);
 
 bool is_sequence(PyObject* p) { return PyList_Check(p) || PyTuple_Check(p); }
 
@@ -206,7 +205,10 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, const 
                  pin_memory && device.is_cpu());
 }
 
-py::object element_to_py(const Tensor& t) {
+py::object element_to_py(const Tensor& t_in) {
+  // A device tensor's element is read through a copy to the host (a
+  // synchronising read, as .item()).
+  const Tensor t = t_in.is_cpu() ? t_in : ops::to(t_in, Device(DeviceType::CPU), t_in.dtype());
   return dispatch_all(t.dtype(), [&](auto tag) -> py::object {
     using T = typename decltype(tag)::type;
     const T v = *static_cast<const T*>(t.data_ptr());

@@ -15,7 +15,6 @@ namespace ember::bindings {
 
 namespace {
 
-const Device kCpu(DeviceType::CPU);
 
 constexpr const char* kVersionedName = "dltensor_versioned";
 constexpr const char* kLegacyName = "dltensor";

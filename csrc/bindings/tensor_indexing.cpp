@@ -3,11 +3,14 @@
 // lists and boolean masks give copies (advanced indexing, ops/index/index.hpp).
 #include <Python.h>
 
+#include <optional>
+
 #include "autograd/functions.hpp"
 #include "bindings/tensor_common.hpp"
 #include "ops/copy/copy.hpp"
 #include "ops/fill/fill.hpp"
 #include "ops/index/index.hpp"
+#include "ops/overlap.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
 
@@ -15,7 +18,10 @@ namespace ember::bindings {
 
 namespace {
 
-enum class Kind { Int, Slice, None, Ellipsis, Bool, Tensor };
+// BoolTensor: a 0-d bool or uint8 tensor, which torch applies as a Python
+// bool would be (a new dim of size 1), but through an int64 index tensor
+// ([0] when true, [] when false): the result is a copy.
+enum class Kind { Int, Slice, None, Ellipsis, Bool, Tensor, BoolTensor };
 
 struct Item {
   Item(Kind k, py::handle o, int64_t v = 0) : kind(k), obj(o), i(v) {}
@@ -46,9 +52,16 @@ Item classify(py::handle obj, const Tensor& self) {
         t.dtype() != ScalarType::UInt8) {
       return Item{Kind::Int, obj, py::cast<int64_t>(element_to_py(t))};
     }
+    if (t.dim() == 0 && (t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::UInt8)) {
+      return Item{Kind::BoolTensor, obj, PyObject_IsTrue(element_to_py(t).ptr()) == 1};
+    }
   } else if (PyList_Check(p) || PyTuple_Check(p) || is_numpy_array(obj)) {
     t = tensor_from_data(obj, std::nullopt, Device(DeviceType::CPU), false);
     if (t.numel() == 0 && !is_numpy_array(obj)) t = ops::to(t, t.device(), ScalarType::Int64);
+  } else if (PyRange_Check(p)) {  // x[range(n), target]: the range's ints, as a list would
+    const py::list items = py::reinterpret_steal<py::list>(PySequence_List(p));
+    if (!items) throw py::error_already_set();
+    t = tensor_from_data(items, ScalarType::Int64, Device(DeviceType::CPU), false);
   } else {
     throw IndexError(detail::str("only integers, slices (`:`), ellipsis (`...`), None and long "
                                  "or byte Variables are valid indices (got ",
@@ -75,6 +88,21 @@ int64_t consumed(const Item& it) {
     default:
       return 0;
   }
+}
+
+// x[i] on dim d of v (dim real_dim of the indexed tensor), with torch's
+// indexing messages (select() has its own).
+Tensor select_index(const Tensor& v, int64_t d, int64_t i, int64_t real_dim) {
+  if (v.dim() == 0) {
+    throw IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                     "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+  }
+  const int64_t n = v.sizes()[d];
+  if (i < -n || i >= n) {
+    throw IndexError(detail::str("index ", i, " is out of bounds for dimension ", real_dim,
+                                 " with size ", n));
+  }
+  return autograd::select(v, d, i);
 }
 
 struct Parsed {
@@ -106,17 +134,11 @@ Parsed apply(const Tensor& self, py::handle index) {
   int64_t real_dim = 0; // the dim of self the next item applies to
   for (const Item& it : items) {
     switch (it.kind) {
-      case Kind::Int: {
+      case Kind::Int:
         // Errors name the dim of self (torch's real_dim), not of the view.
-        const int64_t n = v.sizes()[d];
-        if (it.i < -n || it.i >= n) {
-          throw IndexError(detail::str("index ", it.i, " is out of bounds for dimension ",
-                                       real_dim, " with size ", n));
-        }
-        v = autograd::select(v, d, it.i);
+        v = select_index(v, d, it.i, real_dim);
         ++real_dim;
         break;
-      }
       case Kind::Slice: {
         Py_ssize_t start, stop, step;
         if (PySlice_Unpack(it.obj.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
@@ -151,10 +173,86 @@ Parsed apply(const Tensor& self, py::handle index) {
         real_dim += consumed(it);
         covered = d;
         break;
+      case Kind::BoolTensor:
+        v = autograd::unsqueeze(v, d);
+        out.advanced = true;
+        out.indices.insert(out.indices.end(), d - covered, Tensor());
+        out.indices.push_back(Tensor::empty({it.i ? 1 : 0}, ScalarType::Int64, self.device()));
+        if (it.i) ops::zero_(out.indices.back());
+        ++d;
+        covered = d;
+        break;
     }
   }
   out.view = v;
   return out;
+}
+
+// x[a:b] of a 0-d tensor: torch's message for a lone slice (in a tuple it is
+// "too many indices").
+void check_lone_slice(const Tensor& self, py::handle index) {
+  if (self.dim() == 0 && PySlice_Check(index.ptr())) {
+    throw IndexError("slice() cannot be applied to a 0-dim tensor.");
+  }
+}
+
+// A Python number on its way into a tensor of `dtype`, checked as torch
+// checks it: ints beyond int64 raise ValueError, values out of the dtype's
+// range RuntimeError (check_scalar_fits) -- except for float16 and bfloat16,
+// which torch converts unchecked here (x[0] = 1e5 writes inf; their fill_
+// and masked_fill_ do check).
+Scalar setitem_number(py::handle value, ScalarType dtype) {
+  PyObject* p = value.ptr();
+  if (PyLong_Check(p) && !PyBool_Check(p)) {
+    int overflow = 0;
+    PyLong_AsLongLongAndOverflow(p, &overflow);
+    if (overflow) throw ValueError("Overflow when unpacking long long");
+  }
+  const Scalar s = scalar_arg(value, "__setitem__", "value");
+  if (dtype != ScalarType::Float16 && dtype != ScalarType::BFloat16) check_scalar_fits(s, dtype);
+  return s;
+}
+
+// The value without its leading dims of size 1 (torch's slicePrefix1sSize):
+// setitem broadcasts what is left to the indexed shape.
+Tensor drop_leading_ones(const Tensor& v) {
+  int64_t k = 0;
+  while (k < v.dim() && v.sizes()[k] == 1) ++k;
+  if (k == 0) return v;
+  return autograd::view(v, Shape(v.sizes().begin() + k, v.sizes().end()));
+}
+
+// torch's canDispatchToMaskedFill: one element on the CPU as the value and,
+// as the only index, one bool/uint8 mask on self's device. Returns the mask
+// (after checking its shape, IndexError as torch), or nullptr.
+const Tensor* masked_fill_mask(const Tensor& self, const std::vector<Tensor>& indices,
+                               const Tensor& v) {
+  if (v.numel() != 1 || !v.is_cpu()) return nullptr;
+  const Tensor* mask = nullptr;
+  int64_t d = 0, at = 0;
+  for (const Tensor& idx : indices) {
+    if (!idx.defined()) {
+      ++d;
+      continue;
+    }
+    if ((idx.dtype() != ScalarType::Bool && idx.dtype() != ScalarType::UInt8) ||
+        idx.device() != self.device() || mask) {
+      return nullptr;
+    }
+    mask = &idx;
+    at = d;
+    d += idx.dim();
+  }
+  if (!mask) return nullptr;
+  for (int64_t k = 0; k < mask->dim(); ++k) {
+    if (at + k >= self.dim() || mask->sizes()[k] != self.sizes()[at + k]) {
+      throw IndexError(detail::str("The shape of the mask ", shape_str(mask->sizes()),
+                                   " at index ", k,
+                                   " does not match the shape of the indexed tensor ",
+                                   shape_str(self.sizes()), " at index ", at + k));
+    }
+  }
+  return mask;
 }
 
 // Without trailing undefined entries.
@@ -169,8 +267,9 @@ py::object tensor_getitem(const Tensor& self, py::handle index) {
   PyObject* p = index.ptr();
   // Fast paths: x[i] and x[a:b].
   if (PyLong_Check(p) && !PyBool_Check(p)) {
-    return py::cast(autograd::select(self, 0, int_arg(index, "__getitem__", "index")));
+    return py::cast(select_index(self, 0, int_arg(index, "__getitem__", "index"), 0));
   }
+  check_lone_slice(self, index);
   Parsed r = apply(self, index);
   if (!r.advanced) {
     if (r.view.is_same(self)) return py::cast(autograd::view(self, self.sizes()));
@@ -185,33 +284,76 @@ py::object tensor_getitem(const Tensor& self, py::handle index) {
 }
 
 void tensor_setitem(const Tensor& self, py::handle index, py::handle value) {
-  Parsed r = apply(self, index);
+  // torch turns the value into a tensor before it reads the index: a number
+  // out of the dtype's range raises before an index out of range.
   Tensor v;
-  const bool scalar = !is_tensor(value) && is_scalar_like(value);
+  std::optional<Scalar> number;
   if (is_tensor(value)) {
     v = tensor_arg(value);
-  } else if (!scalar) {
+  } else if (is_scalar_like(value)) {
+    number = setitem_number(value, self.dtype());
+  } else {
+    // Lists and arrays: ember converts them (torch raises TypeError).
     v = tensor_from_data(value, self.dtype(), self.device(), false);
   }
+  check_lone_slice(self, index);
+  Parsed r = apply(self, index);
   if (!r.advanced) {
-    if (scalar) {
-      const Scalar s = scalar_arg(value, "__setitem__", "value");
+    if (number) {
+      // torch makes a number a 0-d tensor on self's device (the CPU for a
+      // device tensor) and fills with it: a copy on the CPU, which refuses
+      // a self whose elements overlap (an expanded view); a fill of the
+      // number on a device, which writes it.
+      if (r.view.is_cpu()) ops::check_no_internal_overlap(r.view);
       py::gil_scoped_release nogil;
-      autograd::fill_(r.view, s);
-    } else {
-      py::gil_scoped_release nogil;
-      autograd::copy_(r.view, v);
+      autograd::fill_(r.view, *number);
+      return;
     }
+    if (v.sizes() != r.view.sizes()) {
+      // torch fills from a 0-d CPU value (on the GPU through its number,
+      // range-checked, with no overlap check), and otherwise drops the
+      // value's leading 1s before broadcasting it: x[0] = ones(1) writes one
+      // element.
+      if (v.dim() == 0 && v.is_cpu() && !r.view.is_cpu()) {
+        check_scalar_fits(scalar_arg(value, "__setitem__", "value"), r.view.dtype());
+        py::gil_scoped_release nogil;
+        autograd::fill_(r.view, v);
+        return;
+      } else {
+        // torch's expand_inplace: expand's errors for a value that does not fit.
+        v = autograd::expand(drop_leading_ones(v), r.view.sizes());
+      }
+    }
+    py::gil_scoped_release nogil;
+    autograd::copy_(r.view, v);
     return;
   }
-  if (scalar) {
+  std::vector<Tensor> indices = trim(std::move(r.indices));
+  if (number) {
+    // A 0-d CPU tensor of self's dtype (checked above), as torch's valueToTensor.
     v = Tensor::empty({}, self.dtype(), Device(DeviceType::CPU));
-    ops::fill_(v, scalar_arg(value, "__setitem__", "value"));
-  } else if (v.device() != self.device() && !(v.dim() == 0 && v.is_cpu())) {
-    check_same_device(self, v);
+    ops::fill_(v, *number);
+  } else {
+    v = drop_leading_ones(v);
+    if (v.device() != self.device() && !(v.dim() == 0 && v.is_cpu())) {
+      check_same_device(self, v);
+    }
+  }
+  if (const Tensor* mask = masked_fill_mask(r.view, indices, v)) {
+    // torch's index_put_ fills through masked_fill_ here: the value is read
+    // as a number (range-checked in every dtype but bool) and may have any
+    // dtype; masks must be bool.
+    if (mask->dtype() == ScalarType::UInt8) {
+      throw Error("masked_fill_ only supports boolean masks, but got mask with dtype "
+                  "unsigned char");
+    }
+    if (!number) {
+      check_scalar_fits(scalar_arg(py::cast(v), "__setitem__", "value"), self.dtype());
+      v = autograd::to(v, v.device(), self.dtype());
+    }
   }
   py::gil_scoped_release nogil;
-  autograd::index_put_(r.view, trim(std::move(r.indices)), v);
+  autograd::index_put_(r.view, indices, v);
 }
 
 }  // namespace ember::bindings

@@ -23,7 +23,6 @@ namespace ember::bindings {
 
 namespace {
 
-const Device kCpu(DeviceType::CPU);
 
 // Deleter of storages that keep a Python object alive; may run on any thread
 // with or without the GIL.

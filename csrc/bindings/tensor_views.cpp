@@ -28,6 +28,31 @@ Tensor copying(const std::function<Tensor()>& f) {
   return f();
 }
 
+// torch 2.11's UserWarnings (a warning turned into an error by the filters
+// raises).
+void warn(const std::string& msg) {
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw py::error_already_set();
+}
+
+// T, H, mT and mH of a 0-d tensor: the identity there, deprecated.
+void warn_0d(const Tensor& t, const char* attr, const char* advice) {
+  if (t.dim() == 0) warn(detail::str("Tensor.", attr, " is deprecated on 0-D tensors. ", advice));
+}
+
+constexpr const char* kIdentity = "This function is the identity in these cases.";
+constexpr const char* kConj = "Consider using x.conj().";
+
+// Tensor.mT / Tensor.mH: the tensor itself for 0-d inputs (as torch), the
+// last two dims swapped otherwise (1-D inputs raise).
+py::object matrix_t(py::object self, const char* attr, const char* advice) {
+  const Tensor& t = tensor_arg(self);
+  if (t.dim() == 0) {
+    warn_0d(t, attr, advice);
+    return self;
+  }
+  return py::cast(autograd::matrix_transpose(t, attr));
+}
+
 }  // namespace
 
 void bind_tensor_views(py::class_<Tensor>& cls) {
@@ -110,10 +135,30 @@ void bind_tensor_views(py::class_<Tensor>& cls) {
     autograd::set_metadata_inplace(t, v);
     return self;
   });
-  cls.def_property_readonly("T", &autograd::reverse_dims);
-  cls.def_property_readonly("mT", &autograd::matrix_transpose);
-  cls.def_property_readonly("H", &autograd::reverse_dims);   // real dtypes: the conjugate is a no-op
-  cls.def_property_readonly("mH", &autograd::matrix_transpose);
+  cls.def_property_readonly("T", [](const Tensor& t) {
+    warn_0d(t, "T", kIdentity);
+    if (t.dim() != 0 && t.dim() != 2) {
+      warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+           "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+           "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+           "reverse the dimensions of a tensor.");
+    }
+    return autograd::reverse_dims(t);
+  });
+  cls.def_property_readonly("mT", [](py::object self) { return matrix_t(self, "mT", kIdentity); });
+  // real dtypes: the conjugate is a no-op
+  cls.def_property_readonly("H", [](py::object self) -> py::object {
+    const Tensor& t = tensor_arg(self);
+    if (t.dim() == 0) {
+      warn_0d(t, "H", kConj);
+      return self;
+    }
+    EMBER_CHECK(t.dim() == 2, "tensor.H is only supported on matrices (2-D tensors). Got ",
+                t.dim(), "-D tensor.",
+                t.dim() > 2 ? " For batches of matrices, consider using tensor.mH" : "");
+    return py::cast(autograd::reverse_dims(t));
+  });
+  cls.def_property_readonly("mH", [](py::object self) { return matrix_t(self, "mH", kConj); });
   cls.def(
       "movedim",
       [](const Tensor& t, py::handle src, py::handle dst) {

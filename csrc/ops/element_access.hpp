@@ -70,10 +70,20 @@ EMBER_HD_INLINE C load_as(const char* p, ScalarType dt) {
     case ScalarType::BFloat16: return convert<C>(*reinterpret_cast<const BFloat16*>(p));
     case ScalarType::Float32: return convert<C>(*reinterpret_cast<const float*>(p));
     case ScalarType::Float64: break;
-    case ScalarType::ComplexHalf: return convert<C>(*reinterpret_cast<const Complex<Half>*>(p));
-    case ScalarType::ComplexFloat: return convert<C>(*reinterpret_cast<const Complex<float>*>(p));
+    // Complex inputs reach complex compute types only (a complex operand
+    // makes the common dtype complex, and ops without complex kernels refuse
+    // them in make_elementwise): the real kernels carry no complex loads.
+    case ScalarType::ComplexHalf:
+      if constexpr (is_complex_v<C>) return convert<C>(*reinterpret_cast<const Complex<Half>*>(p));
+      break;
+    case ScalarType::ComplexFloat:
+      if constexpr (is_complex_v<C>) return convert<C>(*reinterpret_cast<const Complex<float>*>(p));
+      break;
     case ScalarType::ComplexDouble:
-      return convert<C>(*reinterpret_cast<const Complex<double>*>(p));
+      if constexpr (is_complex_v<C>) {
+        return convert<C>(*reinterpret_cast<const Complex<double>*>(p));
+      }
+      break;
   }
   return convert<C>(*reinterpret_cast<const double*>(p));
 }
@@ -122,6 +132,19 @@ EMBER_HD_INLINE C round_through(C v, ScalarType to) {
     case ScalarType::BFloat16: return convert<C>(convert<BFloat16>(v));
     case ScalarType::ComplexHalf: return convert<C>(convert<Complex<Half>>(v));
     default: return v;
+  }
+}
+
+// A functor's result (in its compute type, or bool) as the op's result dtype
+// `to` has it, before it is converted to an out= tensor of another dtype:
+// torch computes in the result dtype, then casts (bool + bool into a float
+// out= is 1, not 2; bfloat16 * 1e5 into a float64 out= is rounded to bfloat16).
+template <typename R>
+EMBER_HD_INLINE R round_result(R v, ScalarType to) {
+  if constexpr (std::is_same<R, bool>::value) {
+    return v;
+  } else {
+    return round_through(v, to);
   }
 }
 

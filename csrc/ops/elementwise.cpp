@@ -67,8 +67,15 @@ Scalar round_to_dtype(const Scalar& s, ScalarType t) {
 }  // namespace
 
 void not_implemented(const char* op, ScalarType t, bool cuda) {
-  throw Error(detail::str("\"", op, cuda ? "_cuda" : "_cpu", "\" not implemented for '",
+  throw NotImplementedError(detail::str("\"", op, cuda ? "_cuda" : "_cpu", "\" not implemented for '",
                           torch_scalar_name(t), "'"));
+}
+
+void check_out_dtype(const Tensor& out, ScalarType expected) {
+  if (out.dtype() != expected) {
+    throw Error(detail::str("Found dtype ", torch_scalar_name(out.dtype()), " but expected ",
+                            torch_scalar_name(expected)));
+  }
 }
 
 Tensor scalar_to_tensor(const Scalar& s) {
@@ -217,6 +224,8 @@ ElementwiseIter make_elementwise(const ElementwiseSpec& spec, const Tensor& out_
     }
   }
   it.out = out;
+  it.result = spec.out_dtype;
+  it.round_out = out.dtype() != spec.out_dtype && rounds_through(spec.out_dtype);
   const int64_t n = static_cast<int64_t>(shape.size());
   EMBER_CHECK(n <= 64, "ember tensors have at most 64 dimensions, got ", n);
   int64_t st[kMaxInputs + 1][64] = {};
@@ -231,7 +240,9 @@ ElementwiseIter make_elementwise(const ElementwiseSpec& spec, const Tensor& out_
       it.value[k] = o->is_scalar() ? o->scalar : read_scalar(o->tensor);
       // A tensor's value is converted to the common dtype like any tensor
       // input; a Python number only where torch's kernel does so.
-      if (!o->is_scalar() || spec.round_numbers || !is_floating_or_complex(spec.common)) {
+      const bool keep = !o->is_scalar() && ((spec.keep_scalar_tensors >> (k - 1)) & 1u) &&
+                        is_floating(spec.common);
+      if ((!o->is_scalar() && !keep) || spec.round_numbers || !is_floating_or_complex(spec.common)) {
         it.value[k] = round_to_dtype(it.value[k], spec.common);
       }
       it.dtype[k] = o->dtype();
@@ -239,7 +250,10 @@ ElementwiseIter make_elementwise(const ElementwiseSpec& spec, const Tensor& out_
       detail::broadcast_strides(o->tensor, shape, st[k]);
       data[k] = static_cast<char*>(o->tensor.data_ptr());
       it.dtype[k] = o->tensor.dtype();
-      it.round[k] = it.dtype[k] != spec.common && rounds_through(spec.common);
+      // (On the GPU only a CPU scalar passed by value is a scalar to torch.)
+      const bool keep = ((spec.keep_scalar_tensors >> (k - 1)) & 1u) && o->tensor.numel() == 1 &&
+                        is_floating(spec.common) && !device.is_cuda();
+      it.round[k] = it.dtype[k] != spec.common && rounds_through(spec.common) && !keep;
       it.any_round = it.any_round || it.round[k];
     }
     ++k;

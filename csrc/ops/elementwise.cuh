@@ -50,6 +50,8 @@ struct DynamicArgs {
   bool by_value[NIN + 1];
   bool round[NIN + 1];  // round through `common` (ElementwiseIter::round)
   ScalarType common;
+  bool round_out;  // round the result through `result` (ElementwiseIter::round_out)
+  ScalarType result;
   C value[NIN + 1];
 };
 
@@ -120,7 +122,9 @@ __global__ void dynamic_kernel(F f, OffsetCalc<NIN + 1> oc, DynamicArgs<NIN, C> 
                                   : load_as<C>(a.data[k + 1] + off[k + 1], a.dtype[k + 1]);
       if (a.round[k + 1]) args[k] = round_through(args[k], a.common);
     }
-    store_as(a.data[0] + off[0], a.dtype[0], apply_n(f, args));
+    auto r = apply_n(f, args);
+    if (a.round_out) r = round_result(r, a.result);
+    store_as(a.data[0] + off[0], a.dtype[0], r);
   }
 }
 
@@ -161,6 +165,8 @@ void launch_dynamic(const ElementwiseIter& it, const F& f, const C* byval, cudaS
     a.value[k] = k > 0 ? byval[k - 1] : C{};
   }
   a.common = it.common;
+  a.round_out = it.round_out;
+  a.result = it.result;
   const OffsetCalc<NIN + 1> oc(it.layout);
   dynamic_kernel<F, NIN, C><<<blocks_for(it.numel(), 4), kThreads, 0, stream>>>(f, oc, a,
                                                                                    it.numel());
@@ -187,7 +193,7 @@ void run_elementwise_cuda(const ElementwiseIter& it, const F& f) {
     t = it.dtype[k];
     any = true;
   }
-  if (uniform && !it.any_round && it.is_flat() && it.dtype[0] == out_dtype_for<R, C>(t)) {
+  if (uniform && it.plain() && it.is_flat() && it.dtype[0] == out_dtype_for<R, C>(t)) {
     bool ran = false;
     if constexpr (is_complex_v<C>) {
       // One flat kernel per complex compute type (complex32 takes the dynamic one).

@@ -63,11 +63,18 @@ struct ElementwiseIter {
   // loops read these; the typed loops never see such an input.
   bool round[kMaxInputs + 1] = {};
   bool any_round = false;
+  // The result is rounded to `result` before it is stored (round_result): an
+  // out= of another dtype than the op's result dtype, when that is narrower
+  // than the compute type.
+  bool round_out = false;
+  ScalarType result = ScalarType::Float32;  // the op's result dtype (spec.out_dtype)
   ScalarType common = ScalarType::Float32;  // the dtype the inputs are computed in
   Tensor out;
   const char* name = "";
 
   bool is_cuda() const { return out.is_cuda(); }
+  // Every load and store is a plain conversion (the typed loops may run).
+  bool plain() const { return !any_round && !round_out; }
   int64_t numel() const { return layout.numel; }
   // Every tensor operand is walked contiguously (or is one element broadcast).
   bool is_flat() const {
@@ -90,6 +97,12 @@ struct ElementwiseSpec {
   // every op with an integral common dtype); otherwise floating ops see them
   // at full precision (float16_tensor * 0.1 multiplies by float(0.1)).
   bool round_numbers = false;
+  // Inputs (bit k-1 for input k) that keep their full precision when they are
+  // one-element tensors, instead of being converted to `common` first: where
+  // torch's kernel reads such an operand as a scalar in the compute type
+  // (its CPU mul/div with a scalar second operand, its CUDA opmath kernels
+  // with a CPU scalar).
+  unsigned keep_scalar_tensors = 0;
   // The op has complex kernels (ops/pointwise/complex.hpp). Without them a
   // complex input or common dtype raises torch's "\"name_cpu\" not
   // implemented for 'ComplexFloat'" before anything is allocated, so no real
@@ -119,6 +132,10 @@ Shape output_strides(const Shape& shape, std::initializer_list<const Operand*> i
 
 // A 0-d CPU tensor holding a number (torch.add(5, 5) computes on one).
 Tensor scalar_to_tensor(const Scalar& s);
+
+// RuntimeError as torch's "Found dtype Long but expected Int": ops whose out=
+// must have exactly the result dtype (abs, neg, floor, clamp ...).
+void check_out_dtype(const Tensor& out, ScalarType expected);
 
 // Message for an op/dtype pair that has no kernel, as torch words it:
 // "\"bitwise_and_cpu\" not implemented for 'Float'".

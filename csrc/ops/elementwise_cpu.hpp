@@ -95,7 +95,9 @@ struct DynamicLoop {
         a[k] = it.by_value[k + 1] ? byval[k] : load_as<C>(p[k + 1] + i * s[k + 1], it.dtype[k + 1]);
         if (it.round[k + 1]) a[k] = round_through(a[k], it.common);
       }
-      store_as(p[0] + i * s[0], it.dtype[0], apply_n(f, a));
+      auto r = apply_n(f, a);
+      if (it.round_out) r = round_result(r, it.result);
+      store_as(p[0] + i * s[0], it.dtype[0], r);
     }
   }
 };
@@ -156,7 +158,7 @@ void run_elementwise_cpu(const ElementwiseIter& it, const F& f,
     any = true;
   }
   if (!any) t = it.dtype[0];
-  if (uniform && !it.any_round) {
+  if (uniform && it.plain()) {
     const bool ran = dispatch_storage<C>(t, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using Out = out_storage_t<R, C, T>;

@@ -1,5 +1,7 @@
 #include "runtime/cuda_device.hpp"
 
+#include "runtime/device_error.hpp"
+
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -120,10 +122,14 @@ void synchronize(int index) {
   EMBER_CUDA_CHECK(cudaGetDevice(&cur));
   if (index < 0 || index == cur) {
     EMBER_CUDA_CHECK(cudaDeviceSynchronize());
+    check_index_errors(cur);  // bad indices of finished kernels (runtime/device_error.hpp)
     return;
   }
-  DeviceGuard guard(index);
-  EMBER_CUDA_CHECK(cudaDeviceSynchronize());
+  {
+    DeviceGuard guard(index);
+    EMBER_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  check_index_errors(index);
 }
 
 #else  // CPU-only build: every call explains that there is no CUDA.

@@ -12,6 +12,13 @@ constexpr const char* kForms =
     "Expected 'cpu', 'cuda', or 'cuda:N' with N a device index such as 'cuda:0'";
 }
 
+namespace {
+thread_local Device t_default_device;  // CPU
+}  // namespace
+
+Device default_device() noexcept { return t_default_device; }
+void set_default_device(Device d) noexcept { t_default_device = d; }
+
 Device::Device(DeviceType t, int i) : type(t), index(i) {
   EMBER_CHECK(i >= -1, "Device index must not be negative, got ", i);
 }

@@ -38,4 +38,11 @@ struct Device {
   }
 };
 
+// torch.set_default_device / `with torch.device(...)`: the device that creation
+// functions use when they are given none. Per thread, as torch's (its device
+// context lives in a thread-local mode stack); CPU until set. Reading it is one
+// thread-local load (the creation fast path reads it on every call).
+Device default_device() noexcept;
+void set_default_device(Device d) noexcept;
+
 }  // namespace ember

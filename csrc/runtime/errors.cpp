@@ -40,6 +40,11 @@ const char* hint_for(cudaError_t err) {
       return "CUDA could not initialise: check the driver with nvidia-smi.";
     case cudaErrorLaunchFailure:
     case cudaErrorIllegalAddress:
+    case cudaErrorInvalidAddressSpace:  // an access far outside any allocation (Hopper)
+    case cudaErrorMisalignedAddress:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorHardwareStackError:
+    case cudaErrorInvalidPc:
     case cudaErrorAssert:
       return "A kernel faulted; the CUDA context is now unusable and the process must restart. "
              "Run with CUDA_LAUNCH_BLOCKING=1 or under compute-sanitizer to find the kernel.";

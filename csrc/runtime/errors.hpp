@@ -45,6 +45,13 @@ class IndexError : public Error {
   using Error::Error;
 };
 
+// An op without a kernel for a dtype (torch's NotImplementedError, which
+// Python derives from RuntimeError).
+class NotImplementedError : public Error {
+ public:
+  using Error::Error;
+};
+
 // A failed CUDA runtime, driver or library call. `code` is the numeric status.
 class CudaError : public Error {
  public:

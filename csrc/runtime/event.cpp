@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "runtime/cuda_device.hpp"
+#include "runtime/device_error.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/init.hpp"
 
@@ -169,6 +170,7 @@ bool Event::query() const {
 void Event::synchronize() const {
   if (event_ == nullptr) return;
   EMBER_CUDA_CHECK(cudaEventSynchronize(event_));
+  check_index_errors(device_);  // runtime/device_error.hpp
 }
 
 float Event::elapsed_time(const Event& end) const {

@@ -10,11 +10,30 @@
 //   be made even when the library failed to load half-way.
 // - Write calls as EMBER_CUBLAS_CHECK(api.cublasGemmEx(...)): the message names
 //   the function after the last '.' or '->' before the parenthesis.
-// - Libraries now: cuBLAS and cuBLASLt (EMBER_CUBLAS_CHECK). cuSOLVER, cuFFT,
-//   cuDNN, NVRTC and CUPTI join here, each with its describe function.
+// - Libraries now: cuBLAS and cuBLASLt (EMBER_CUBLAS_CHECK), NVRTC
+//   (EMBER_NVRTC_CHECK) and the CUDA driver API (EMBER_CU_CHECK, for the
+//   entry points of runtime/driver_api.hpp). cuSOLVER, cuFFT, cuDNN and CUPTI
+//   join here, each with its describe function.
 #pragma once
 
 #include "runtime/errors.hpp"
+
+namespace ember {
+
+// Runtime compilation (NVRTC) refused a source: `log` is the compiler's
+// output, with the line numbers of the source it was given. The bindings map
+// it to ember.cuda.CompileError (a RuntimeError) with a `log` attribute.
+class CompileError : public Error {
+ public:
+  CompileError(std::string message, std::string log)
+      : Error(std::move(message)), log_(std::move(log)) {}
+  const std::string& log() const noexcept { return log_; }
+
+ private:
+  std::string log_;
+};
+
+}  // namespace ember
 
 namespace ember::detail {
 
@@ -35,6 +54,12 @@ std::string function_name(const char* call);
 
 // cuBLAS and cuBLASLt statuses (cublasStatus_t).
 LibraryStatus describe_cublas_status(int status);
+// NVRTC statuses (nvrtcResult). A failed compilation is not reported through
+// this: the compiler raises ember.cuda.CompileError with NVRTC's log.
+LibraryStatus describe_nvrtc_status(int status);
+// CUDA driver API results (CUresult). Kernel faults say that the context is
+// unusable; launch-resource failures say what to lower.
+LibraryStatus describe_cu_status(int status);
 
 }  // namespace ember::detail
 
@@ -48,3 +73,9 @@ LibraryStatus describe_cublas_status(int status);
 
 #define EMBER_CUBLAS_CHECK(expr) \
   EMBER_LIBRARY_CHECK("cuBLAS", ::ember::detail::describe_cublas_status, expr)
+
+#define EMBER_NVRTC_CHECK(expr) \
+  EMBER_LIBRARY_CHECK("NVRTC", ::ember::detail::describe_nvrtc_status, expr)
+
+#define EMBER_CU_CHECK(expr) \
+  EMBER_LIBRARY_CHECK("CUDA driver", ::ember::detail::describe_cu_status, expr)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "runtime/cuda_device.hpp"
+#include "runtime/device_error.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/init.hpp"
 
@@ -104,8 +105,11 @@ bool stream_query(StreamView s) {
 }
 
 void stream_synchronize(StreamView s) {
-  DeviceGuard guard(s.device());
-  EMBER_CUDA_CHECK(cudaStreamSynchronize(s.handle()));
+  {
+    DeviceGuard guard(s.device());
+    EMBER_CUDA_CHECK(cudaStreamSynchronize(s.handle()));
+  }
+  check_index_errors(s.device());  // runtime/device_error.hpp
 }
 
 int stream_priority(StreamView s) {

@@ -63,4 +63,28 @@ struct Scalar {
   }
 };
 
+// Whether `s` converts to `dtype` without overflow, with torch's rule
+// (c10::overflows, behind c10::checked_convert and Scalar::to<T>()):
+// - into bool, and from a bool number: always;
+// - an integer into an integer dtype: within [min, max]; into uint8 also
+//   -255..-1 (negative numbers wrap when |v| <= max: 255 and -1 fit, 256 and
+//   -256 do not);
+// - an integer into a floating dtype: |v| <= the largest finite value (only
+//   float16 can fail: 65505 does not fit);
+// - a floating number into an integer dtype: not NaN, not +-inf, and within
+//   [min, max] compared in double (127.5 overflows int8; 2.0**63 fits int64
+//   because int64's max rounds to 2**63 in double);
+// - a floating number into a floating dtype: NaN and +-inf fit, finite values
+//   must be within +-(largest finite value) (1e39 overflows float32, 65505.0
+//   float16).
+bool scalar_fits(const Scalar& s, ScalarType dtype);
+
+// RuntimeError with torch's message when !scalar_fits(s, dtype):
+// "value cannot be converted to type uint8_t without overflow" (torch's C++
+// type names: uint8_t, int8_t, int16_t, int, int64_t, c10::Half,
+// c10::BFloat16, float, double). Call it wherever a Python number is
+// converted into a tensor's dtype the way torch's kernels call
+// Scalar::to<T>(): fill_, full, masked_fill, clamp's bounds, ...
+void check_scalar_fits(const Scalar& s, ScalarType dtype);
+
 }  // namespace ember

@@ -114,7 +114,8 @@ Shape infer_size(const Shape& shape, int64_t numel) {
       if (infer >= 0) throw Error("only one dimension can be inferred");
       infer = static_cast<int>(i);
     } else if (shape[i] < 0) {
-      throw Error(detail::str("invalid shape dimension ", shape[i]));
+      throw Error(detail::str("invalid shape dimension ", shape[i], " at index ", i, " of shape ",
+                              shape_str(shape)));
     } else {
       overflow = overflow || __builtin_mul_overflow(known, shape[i], &known);
     }

@@ -60,9 +60,12 @@ Tensor squeeze(const Tensor& t) {
 }
 
 Tensor squeeze(const Tensor& t, const std::vector<int64_t>& dims) {
-  std::vector<bool> drop(t.dim(), false);
+  // A 0-d tensor takes dims 0 and -1 (both wrap to 0) and stays 0-d.
+  std::vector<bool> seen(std::max<int64_t>(t.dim(), 1), false), drop(t.dim(), false);
   for (int64_t d : dims) {
     const int64_t w = wrap_dim(d, t.dim());
+    EMBER_CHECK(!seen[w], "dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
     if (t.dim() > 0 && t.sizes()[w] == 1) drop[w] = true;
   }
   Shape sizes, strides;
@@ -125,9 +128,12 @@ Tensor reverse_dims(const Tensor& t) {
   return t.view_with(std::move(sizes), std::move(strides), t.storage_offset());
 }
 
-Tensor matrix_transpose(const Tensor& t) {
-  EMBER_CHECK(t.dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. ",
-              "Got ", t.dim(), "-D tensor.");
+Tensor matrix_transpose(const Tensor& t, const char* name) {
+  // torch 2.11: the identity on 0-d tensors (deprecated there, with a warning
+  // that the binding gives); 1-D tensors raise.
+  if (t.dim() == 0) return t;
+  EMBER_CHECK(t.dim() >= 2, "tensor.", name, " is only supported on matrices or batches of ",
+              "matrices. Got ", t.dim(), "-D tensor.");
   return transpose(t, -2, -1);
 }
 
@@ -136,8 +142,11 @@ Tensor movedim(const Tensor& t, const std::vector<int64_t>& src, const std::vect
   EMBER_CHECK(src.size() == dst.size(), "movedim: Invalid source or destination dims: source (",
               shape_str(src), " dims) should contain the same number of dims as destination (",
               shape_str(dst), " dims)");
-  std::vector<int64_t> order(n, -1);
-  std::vector<bool> used_src(n, false);
+  // A 0-d tensor takes dims 0 and -1 (both wrap to 0): one slot to check
+  // repeats against, and nothing to move.
+  const int64_t slots = std::max<int64_t>(n, 1);
+  std::vector<int64_t> order(slots, -1);
+  std::vector<bool> used_src(slots, false);
   for (size_t i = 0; i < src.size(); ++i) {
     const int64_t s = wrap_dim(src[i], n), d = wrap_dim(dst[i], n);
     EMBER_CHECK(!used_src[s], "movedim: repeated dim in `source` (", shape_str(src), ")");
@@ -145,6 +154,7 @@ Tensor movedim(const Tensor& t, const std::vector<int64_t>& src, const std::vect
     used_src[s] = true;
     order[d] = s;
   }
+  if (n == 0) return permute(t, {});
   int64_t next = 0;
   for (int64_t d = 0; d < n; ++d) {
     if (order[d] >= 0) continue;
@@ -209,6 +219,7 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
 
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
              std::optional<int64_t> stop, int64_t step) {
+  if (t.dim() == 0) throw IndexError("slice() cannot be applied to a 0-dim tensor.");
   const int64_t d = wrap_dim(dim, t.dim());
   EMBER_CHECK_VALUE(step > 0, "step must be greater than zero");
   const int64_t size = t.sizes()[d];
@@ -226,14 +237,12 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
 }
 
 Tensor select(const Tensor& t, int64_t dim, int64_t index) {
-  if (t.dim() == 0) throw IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in "
-                                     "Python or `tensor.item<T>()` in C++ to convert a 0-dim "
-                                     "tensor to a number");
+  if (t.dim() == 0) throw IndexError("select() cannot be applied to a 0-dim tensor.");
   const int64_t d = wrap_dim(dim, t.dim());
   const int64_t size = t.sizes()[d];
   if (index < -size || index >= size) {
-    throw IndexError(detail::str("index ", index, " is out of bounds for dimension ", d,
-                                 " with size ", size));
+    throw IndexError(detail::str("select(): index ", index, " out of range for tensor of size ",
+                                 shape_str(t.sizes()), " at dimension ", d));
   }
   if (index < 0) index += size;
   Shape sizes = t.sizes(), strides = t.strides();
@@ -298,8 +307,10 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
 }
 
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
-  EMBER_CHECK(t.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
   const int64_t d = wrap_dim(dim, t.dim());
+  if (t.dim() == 0) {
+    throw IndexError(detail::str("Dimension specified as ", d, " but tensor has no dimensions"));
+  }
   std::vector<Tensor> out;
   out.reserve(t.sizes()[d]);
   for (int64_t i = 0; i < t.sizes()[d]; ++i) out.push_back(select(t, d, i));
@@ -307,7 +318,8 @@ std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
 }
 
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
-  EMBER_CHECK(t.dim() >= 2, "diagonal dimensions requires ndim larger than 1, but got ", t.dim());
+  // As torch: the dims are wrapped first (IndexError when out of range: a 0-d
+  // or 1-D tensor has no dim 1), then must differ, which needs 2 dims.
   const int64_t a = wrap_dim(dim1, t.dim()), b = wrap_dim(dim2, t.dim());
   EMBER_CHECK(a != b, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
   int64_t len, start = t.storage_offset();

@@ -27,15 +27,18 @@ Tensor permute(const Tensor& t, const std::vector<int64_t>& dims);
 Tensor transpose(const Tensor& t, int64_t d0, int64_t d1);
 Tensor t_2d(const Tensor& t);        // Tensor.t(): <= 2 dims
 Tensor reverse_dims(const Tensor& t);  // Tensor.T
-Tensor matrix_transpose(const Tensor& t);  // Tensor.mT
+// Tensor.mT (name "mT") and Tensor.mH ("mH", the same for real dtypes): the
+// last two dims swapped; the identity on 0-d tensors (torch 2.11).
+Tensor matrix_transpose(const Tensor& t, const char* name = "mT");
 Tensor movedim(const Tensor& t, const std::vector<int64_t>& src, const std::vector<int64_t>& dst);
 Tensor expand(const Tensor& t, const Shape& sizes);
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
 // Python slice semantics on one dim: start/stop are clamped, step > 0.
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
              std::optional<int64_t> stop, int64_t step);
-// `index` wraps when negative; IndexError with torch's indexing message when
-// out of range ("index 5 is out of bounds for dimension 0 with size 3").
+// `index` wraps when negative; IndexError with torch's select() messages
+// ("select(): index 5 out of range for tensor of size [3] at dimension 0").
+// Indexing (x[5]) checks first and raises torch's indexing messages.
 Tensor select(const Tensor& t, int64_t dim, int64_t index);
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim);
 std::vector<Tensor> split_with_sizes(const Tensor& t, const std::vector<int64_t>& sizes,

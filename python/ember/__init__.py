@@ -15,8 +15,19 @@ from ember._C import (  # noqa: E402
     Tensor, Size, dtype, finfo, iinfo, get_default_dtype, set_default_dtype, promote_types,
     tensor, as_tensor, asarray, from_numpy, from_dlpack, empty, zeros, ones, full,
     empty_like, zeros_like, ones_like, full_like, empty_strided, arange, linspace, eye,
-    cat, concat, concatenate, stack, is_tensor, numel,
+    cat, concat, concatenate, stack, is_tensor, numel, set_default_device, get_default_device,
 )
+# Tensor methods written in Python (__format__, pickling, type(), isclose...): set on the
+# bound class once; and the legacy tensor types (ember.FloatTensor...).
+from ember import _tensor, _tensor_types  # noqa: E402
+from ember._tensor import isclose, allclose, equal  # noqa: E402
+from ember._tensor_types import (  # noqa: E402
+    DoubleTensor as DoubleTensor, FloatTensor as FloatTensor, HalfTensor as HalfTensor,
+    BFloat16Tensor as BFloat16Tensor, LongTensor as LongTensor, IntTensor as IntTensor,
+    ShortTensor as ShortTensor, CharTensor as CharTensor, ByteTensor as ByteTensor,
+    BoolTensor as BoolTensor,
+)
+
 
 
 # Type checkers (mypy, pyright) take `if TYPE_CHECKING:` branches and Python does not: a
@@ -44,9 +55,9 @@ if not TYPE_CHECKING:
         if name == "amp":  # ember.amp (GradScaler...), imported on first use
             import importlib
             return importlib.import_module("ember.amp")
-        if name == "utils":  # ember.utils.data (DataLoader...), imported on first use
+        if name in ("utils", "testing", "accelerator", "special"):  # imported on first use
             import importlib
-            return importlib.import_module("ember.utils")
+            return importlib.import_module("ember." + name)
         raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
 # Linear algebra (csrc/ops/blas/matmul.hpp, einsum.hpp): bound C++, no Python wrappers.
@@ -147,7 +158,8 @@ __all__ = ["cuda", "utils", "device", "version", "__version__", "Tensor", "Size"
            "empty_like", "zeros_like", "ones_like", "full_like", "empty_strided", "arange",
            "linspace", "eye", "cat", "concat", "concatenate", "stack", "is_tensor", "numel",
            "set_printoptions", "get_printoptions", "printoptions", *_FUNCTIONAL, *_LINALG, *_RANDOM,
-           *_AUTOGRAD, *_AMP, *_COMPLEX, *_DTYPE_NAMES]
+           *_AUTOGRAD, *_AMP, *_COMPLEX, *_DTYPE_NAMES, "set_default_device", "get_default_device",
+           "isclose", "allclose", "equal", *_tensor_types.CPU_TYPES, "testing", "accelerator"]
 
 globals().update({_n: getattr(_C, _n) for _n in _DTYPE_NAMES + _COMPLEX})
 
@@ -157,4 +169,29 @@ from ember._C import (  # noqa: E402
 globals().update({_n: getattr(_C, _n) for _n in _C._math_functions})
 __all__ += ["result_type", "can_cast", "return_types", "get_num_threads", "set_num_threads",
             *_C._math_functions]
+# Composites of the bound ops (python/ember/_composite_*.py): shape and math functions,
+# and the Tensor methods torch has for them (set on the bound class at import).
+from ember import (  # noqa: E402
+    _composite_shape, _composite_math, _composite_copy, _composite_linalg, _composite_stats,
+    _composite_misc, _composite_index, _composite_special, linalg)
+from ember._composite_shape import *  # noqa: E402,F401,F403
+from ember._composite_math import *  # noqa: E402,F401,F403
+from ember._composite_copy import *  # noqa: E402,F401,F403
+from ember._composite_linalg import *  # noqa: E402,F401,F403
+from ember._composite_stats import *  # noqa: E402,F401,F403
+from ember._composite_misc import *  # noqa: E402,F401,F403
+from ember._composite_index import *  # noqa: E402,F401,F403
+from ember._composite_special import *  # noqa: E402,F401,F403
+__all__ += [*_composite_shape.__all__, *_composite_math.__all__, *_composite_copy.__all__,
+            *_composite_linalg.__all__, *_composite_stats.__all__, *_composite_misc.__all__,
+            *_composite_index.__all__, *_composite_special.__all__, "linalg"]
+# The sorting and search family (python/ember/_sorting.py over csrc/ops/sort/).
+from ember import _sorting  # noqa: E402
+from ember._sorting import *  # noqa: E402,F401,F403
+__all__ += _sorting.__all__
+# torch's top-level spellings of nn functions (torch.conv1d, torch.dropout...), ATen's
+# signatures over ember.nn.functional (imported on first call).
+from ember import _nn_toplevel  # noqa: E402
+from ember._nn_toplevel import *  # noqa: E402,F401,F403
+__all__ += _nn_toplevel.__all__
 del TYPE_CHECKING

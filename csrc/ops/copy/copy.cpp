@@ -218,6 +218,11 @@ void copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
     copy_complex_convert(dst, s, non_blocking);
     return;
   }
+  if (dst.dtype() == ScalarType::ComplexDouble) {
+    // complex128 moves as its float64 parts (no 16-byte copy kernels).
+    copy_(view_as_real(dst), view_as_real(s), non_blocking);
+    return;
+  }
   const Device& dd = dst.device();
   const Device& sd = s.device();
   if (dd.is_cpu() && sd.is_cpu()) {
@@ -277,8 +282,9 @@ Tensor reshape(const Tensor& t, const Shape& shape) {
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
-  if (t.dim() == 0) return reshape(t, {1});
+  // The dims are checked first: a 0-d tensor takes 0 and -1 only.
   const int64_t s = wrap_dim(start_dim, t.dim()), e = wrap_dim(end_dim, t.dim());
+  if (t.dim() == 0) return reshape(t, {1});
   EMBER_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
   if (s == e) return t;
   Shape shape(t.sizes().begin(), t.sizes().begin() + s);

@@ -24,7 +24,9 @@
 #include <unistd.h>
 
 #include "runtime/cuda_device.hpp"
+#include "runtime/device_error.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/sync_debug.hpp"
 #include "tensor/storage.hpp"
 
 namespace ember::ops {
@@ -242,9 +244,19 @@ void pipeline_d2h(char* dst, const char* src, size_t n, cuda::StreamView stream)
 
 }  // namespace
 
+constexpr const char* kH2DSync =
+    "a blocking copy from host memory to the GPU (non_blocking=False) waits for it";
+constexpr const char* kD2HSync =
+    "a copy from the GPU to pageable host memory waits for it (.item(), .tolist(), .cpu(), "
+    ".numpy(), bool(), printing, a boolean mask...)";
+
 void copy_h2d(void* dst, const void* src, size_t nbytes, bool src_pinned, bool non_blocking,
               cuda::StreamView stream) {
   if (nbytes == 0) return;
+  // Blocking copies wait for the stream (torch counts them too); non_blocking ones
+  // from pageable memory wait only for ember's own staging slots, as the driver's
+  // pageable copies do, and are not counted.
+  if (!non_blocking) cuda::note_host_sync(kH2DSync);
   cuda::DeviceGuard guard(stream.device());
   if (src_pinned || nbytes < kPipelineMin) {
     EMBER_CUDA_CHECK(
@@ -258,14 +270,19 @@ void copy_h2d(void* dst, const void* src, size_t nbytes, bool src_pinned, bool n
 void copy_d2h(void* dst, const void* src, size_t nbytes, bool dst_pinned, bool non_blocking,
               cuda::StreamView stream) {
   if (nbytes == 0) return;
+  if (!(dst_pinned && non_blocking)) cuda::note_host_sync(kD2HSync);
   cuda::DeviceGuard guard(stream.device());
   if (dst_pinned || nbytes < kPipelineMin) {
     EMBER_CUDA_CHECK(
         cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, stream.handle()));
-    if (!(dst_pinned && non_blocking)) EMBER_CUDA_CHECK(cudaStreamSynchronize(stream.handle()));
+    if (!(dst_pinned && non_blocking)) {
+      EMBER_CUDA_CHECK(cudaStreamSynchronize(stream.handle()));
+      cuda::check_index_errors(stream.device());  // runtime/device_error.hpp
+    }
     return;
   }
   pipeline_d2h(static_cast<char*>(dst), static_cast<const char*>(src), nbytes, stream);
+  cuda::check_index_errors(stream.device());
 }
 
 void release_staging_buffers() {

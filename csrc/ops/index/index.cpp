@@ -1,6 +1,9 @@
 #include "ops/index/index.hpp"
+#include "tensor/complex_views.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
 #include <type_traits>
 
 #include "ops/copy/copy.hpp"
@@ -29,6 +32,15 @@ struct Plan {
   Tensor offsets;  // int64 element offsets, out_shape, zero strides outside B
 };
 
+// An index as int64 on `dev`. A pageable CPU index (a list, a CPU tensor) goes up
+// to a GPU without waiting for the GPU's queue (`to`'s non_blocking from pageable
+// memory stages the bytes before it returns, so the source may die at once); a
+// pinned one is copied blocking, since the caller may write it right after.
+Tensor index_on(const Tensor& idx, const Device& dev) {
+  const bool async = idx.is_cpu() && dev.is_cuda() && !idx.is_pinned();
+  return to(idx, dev, ScalarType::Int64, async);
+}
+
 // Masks become their nonzero coordinates; every index is int64 on self's device.
 std::vector<std::pair<int64_t, Tensor>> expand_indices(const Tensor& self,
                                                        const std::vector<Tensor>& indices) {
@@ -40,8 +52,11 @@ std::vector<std::pair<int64_t, Tensor>> expand_indices(const Tensor& self,
       continue;
     }
     if (is_mask(idx)) {
-      EMBER_CHECK(d + idx.dim() <= self.dim(), "too many indices for tensor of dimension ",
-                  self.dim());
+      // A 0-d mask has one coordinate column for a dim it does not have (the
+      // bindings apply 0-d masks as a new dim of size 1 instead).
+      if (d + std::max<int64_t>(idx.dim(), 1) > self.dim()) {
+        throw IndexError(detail::str("too many indices for tensor of dimension ", self.dim()));
+      }
       for (int64_t k = 0; k < idx.dim(); ++k) {
         if (idx.sizes()[k] != self.sizes()[d + k]) {
           throw IndexError(detail::str("The shape of the mask ", shape_str(idx.sizes()),
@@ -51,19 +66,23 @@ std::vector<std::pair<int64_t, Tensor>> expand_indices(const Tensor& self,
         }
       }
       std::vector<Tensor> cols = nonzero_columns(idx);
-      for (Tensor& c : cols) out.emplace_back(d++, to(c, self.device(), ScalarType::Int64));
+      for (Tensor& c : cols) out.emplace_back(d++, index_on(c, self.device()));
       continue;
     }
     if (!is_integral(idx.dtype(), false)) {
       throw IndexError("tensors used as indices must be long, int, byte or bool tensors");
     }
     EMBER_CHECK(d < self.dim(), "too many indices for tensor of dimension ", self.dim());
-    out.emplace_back(d++, to(idx, self.device(), ScalarType::Int64));
+    out.emplace_back(d++, index_on(idx, self.device()));
   }
   return out;
 }
 
-Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices) {
+// `checks`, when given, runs on the result's shape before any index is read
+// (index_put_'s value checks come before the bounds checks, as in torch).
+// `op` names the op in the record of a bad GPU index.
+Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices, const char* op,
+               const std::function<void(const Shape&)>& checks = nullptr) {
   auto adv = expand_indices(self, indices);
   EMBER_CHECK(!adv.empty(), "index: no index tensors were given");
   Shape B = adv[0].second.sizes();
@@ -75,6 +94,16 @@ Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices) {
       for (const auto& a : adv) shapes += (shapes.empty() ? "" : ", ") + shape_str(a.second.sizes());
       throw IndexError(detail::str("shape mismatch: indexing tensors could not be broadcast "
                                    "together with shapes ", shapes));
+    }
+  }
+  // torch's AdvancedIndex: an indexed dim of size 0 with a nonempty index
+  // shape can only be out of bounds, whatever else is empty (checked before
+  // the empty-output shortcut below, on both devices).
+  if (numel_of(B) != 0) {
+    for (const auto& a : adv) {
+      if (self.sizes()[a.first] == 0) {
+        throw IndexError("index is out of bounds for dimension with size 0");
+      }
     }
   }
   bool adjacent = true;
@@ -101,6 +130,14 @@ Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices) {
   base_strides.insert(base_strides.end(), B.size(), 0);
   base_strides.insert(base_strides.end(), after_strides.begin(), after_strides.end());
   p.base = self.view_with(p.out_shape, base_strides, self.storage_offset());
+  if (checks) checks(p.out_shape);
+  if (numel_of(p.out_shape) == 0) {
+    // Nothing is read or written: as in torch, the indices are not checked
+    // (x[[5], 2:2] of a 2x2 tensor is empty, not an IndexError).
+    p.offsets = Tensor::empty({0}, ScalarType::Int64, self.device())
+                    .view_with(p.out_shape, Shape(p.out_shape.size(), 0), 0);
+    return p;
+  }
 
   // Offsets over B, then viewed with zero strides over the other dims.
   std::vector<Tensor> idx;
@@ -114,7 +151,7 @@ Plan make_plan(const Tensor& self, const std::vector<Tensor>& indices) {
   Tensor off = Tensor::empty(B, ScalarType::Int64, self.device());
 #if EMBER_WITH_CUDA
   if (self.is_cuda()) {
-    internal::index_offsets_cuda(idx, dims, sizes, strides, off);
+    internal::index_offsets_cuda(idx, dims, sizes, strides, off, op);
   } else {
     internal::index_offsets_cpu(idx, dims, sizes, strides, off);
   }
@@ -191,6 +228,9 @@ void index_offsets_cpu(const std::vector<Tensor>& idx, const Shape& dims, const 
 }  // namespace internal
 
 std::vector<Tensor> nonzero_columns(const Tensor& t) {
+#if EMBER_WITH_CUDA
+  if (t.is_cuda()) return internal::nonzero_columns_cuda(t);
+#endif
   const Tensor c = contiguous(to(t, kCpu, ScalarType::Bool));
   const auto* v = static_cast<const bool*>(c.data_ptr());
   const int64_t n = c.numel(), nd = c.dim();
@@ -222,7 +262,12 @@ std::vector<Tensor> nonzero_columns(const Tensor& t) {
 }
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
-  const Plan p = make_plan(self, indices);
+  if (self.dtype() == ScalarType::ComplexDouble) {
+    // Through the float64 view (no 16-byte gather kernels): the indices
+    // address the leading dims, the parts stay the last one.
+    return view_as_complex(index(view_as_real(self), indices));
+  }
+  const Plan p = make_plan(self, indices, "index");
   Tensor out = Tensor::empty(p.out_shape, self.dtype(), self.device());
   if (out.numel() == 0) return out;
 #if EMBER_WITH_CUDA
@@ -241,22 +286,36 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
 
 void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                 bool accumulate) {
-  const Plan p = make_plan(self, indices);
-  // Values in self's dtype on self's device, broadcast to the indexed shape.
+  if (is_complex(self.dtype()) && values.dtype() == self.dtype()) {
+    // Through the real views: complex128 has no 16-byte scatter kernels, and
+    // accumulating adds the parts.
+    index_put_(view_as_real(self), indices, view_as_real(values), accumulate);
+    return;
+  }
+  // Values on self's device, broadcast to the indexed shape; of self's dtype
+  // (torch's index_put_ converts nothing: setitem of a number makes a value
+  // of self's dtype, and a bool mask with one value goes through masked_fill).
+  const auto checks = [&](const Shape& out_shape) {
+    Shape b;
+    try {
+      b = broadcast_shapes(out_shape, values.sizes());
+    } catch (const Error&) {
+      b.clear();
+    }
+    if (b != out_shape) {
+      throw Error(detail::str("shape mismatch: value tensor of shape ", shape_str(values.sizes()),
+                              " cannot be broadcast to indexing result of shape ",
+                              shape_str(out_shape)));
+    }
+    if (values.dtype() != self.dtype()) {
+      throw Error(detail::str("Index put requires the source and destination dtypes match, got ",
+                              torch_scalar_name(self.dtype()), " for the destination and ",
+                              torch_scalar_name(values.dtype()), " for the source."));
+    }
+  };
+  const Plan p = make_plan(self, indices, "index_put_", checks);
   Tensor v = to(values, self.device(), self.dtype());
-  Shape b;
-  try {
-    b = broadcast_shapes(p.out_shape, v.sizes());
-  } catch (const Error&) {
-    b.clear();
-  }
-  if (b != p.out_shape) {
-    throw Error(detail::str("shape mismatch: value tensor of shape ", shape_str(values.sizes()),
-                            " cannot be broadcast to indexing result of shape ",
-                            shape_str(p.out_shape)));
-  }
   if (v.storage().get() == self.storage().get()) v = clone(v);  // read before writing
-  while (v.dim() > static_cast<int64_t>(p.out_shape.size())) v = squeeze(v, {0});
   v = expand(v, p.out_shape);
   if (numel_of(p.out_shape) == 0) return;
 #if EMBER_WITH_CUDA

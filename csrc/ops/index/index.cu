@@ -1,11 +1,13 @@
-// GPU advanced indexing: the offsets of the index tensors (with a bounds
-// check the host reads back), then a gather or scatter by element size.
+// GPU advanced indexing: the offsets of the index tensors (bad indices are
+// recorded in the device's IndexErrorRecord, never waited for), then a gather
+// or scatter by element size.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include "ops/cuda_loops.cuh"
 #include "ops/index/index.hpp"
 #include "runtime/cuda_device.hpp"
+#include "runtime/device_error.cuh"
 #include "runtime/errors.hpp"
 #include "tensor/dispatch.hpp"
 
@@ -22,29 +24,31 @@ struct OffsetsArgs {
   const int64_t* idx[kMaxIndices];
   int64_t size[kMaxIndices];
   int64_t stride[kMaxIndices];
+  int64_t dim[kMaxIndices];
+  cuda::IndexErrorRecord* err;
+  const char* op;
 };
 
-// err[0]: set to 1 by the first out-of-range index; err[1], err[2]: its value
-// and which index tensor it came from.
-__global__ void offsets_kernel(OffsetsArgs a, int64_t n, int64_t* __restrict__ out,
-                               unsigned long long* err) {
+// A bad index is recorded in the device's IndexErrorRecord (never waited for)
+// and its element's offset becomes kBadIndexOffset, which the gather/scatter
+// kernels skip.
+__global__ void offsets_kernel(OffsetsArgs a, int64_t n, int64_t* __restrict__ out) {
   for (int64_t i = global_id(); i < n; i += grid_size()) {
     int64_t off = 0;
+    bool bad = false;
     for (int j = 0; j < a.k; ++j) {
       int64_t v = a.idx[j][i];
       const int64_t size = a.size[j];
       if (v < -size || v >= size) {
-        if (atomicCAS(&err[0], 0ull, 1ull) == 0ull) {
-          err[1] = static_cast<unsigned long long>(v);
-          err[2] = static_cast<unsigned long long>(j);
-        }
+        cuda::record_index_error(a.err, v, size, a.dim[j], a.op);
+        bad = true;
         v = 0;
       } else if (v < 0) {
         v += size;
       }
       off += v * a.stride[j];
     }
-    out[i] = off;
+    out[i] = bad ? internal::kBadIndexOffset : off;
   }
 }
 
@@ -55,7 +59,9 @@ __global__ void gather_kernel(IterLayout<3> it) {
     offsets<3>(it, i, o);
     const int64_t k = *reinterpret_cast<const int64_t*>(it.data[2] + o[2]);
     *reinterpret_cast<T*>(it.data[0] + o[0]) =
-        *reinterpret_cast<const T*>(it.data[1] + o[1] + k * int64_t(sizeof(T)));
+        k == internal::kBadIndexOffset
+            ? T{}
+            : *reinterpret_cast<const T*>(it.data[1] + o[1] + k * int64_t(sizeof(T)));
   }
 }
 
@@ -65,6 +71,7 @@ __global__ void scatter_kernel(IterLayout<3> it) {
     int64_t o[3];
     offsets<3>(it, i, o);
     const int64_t k = *reinterpret_cast<const int64_t*>(it.data[2] + o[2]);
+    if (k == internal::kBadIndexOffset) continue;
     *reinterpret_cast<T*>(it.data[0] + o[0] + k * int64_t(sizeof(T))) =
         *reinterpret_cast<const T*>(it.data[1] + o[1]);
   }
@@ -90,6 +97,7 @@ __global__ void scatter_add_kernel(IterLayout<3> it) {
     int64_t o[3];
     offsets<3>(it, i, o);
     const int64_t k = *reinterpret_cast<const int64_t*>(it.data[2] + o[2]);
+    if (k == internal::kBadIndexOffset) continue;
     atomic_add(reinterpret_cast<T*>(it.data[0] + o[0] + k * int64_t(sizeof(T))),
                *reinterpret_cast<const T*>(it.data[1] + o[1]));
   }
@@ -128,37 +136,28 @@ struct Scatter {
 namespace internal {
 
 void index_offsets_cuda(const std::vector<Tensor>& idx, const Shape& dims, const Shape& sizes,
-                        const Shape& strides, const Tensor& out) {
+                        const Shape& strides, const Tensor& out, const char* op) {
   EMBER_CHECK(idx.size() <= static_cast<size_t>(kMaxIndices), "at most ", kMaxIndices,
               " index tensors are supported");
   const int dev = out.device().index;
   cuda::DeviceGuard guard(dev);
   cudaStream_t stream = cuda::current_stream(dev).handle();
+  const int64_t n = out.numel();
+  if (n == 0) return;
   OffsetsArgs a{};
   a.k = static_cast<int>(idx.size());
   for (size_t j = 0; j < idx.size(); ++j) {
     a.idx[j] = static_cast<const int64_t*>(idx[j].data_ptr());
     a.size[j] = sizes[j];
     a.stride[j] = strides[j];
+    a.dim[j] = dims[j];
   }
-  const int64_t n = out.numel();
-  Tensor err = Tensor::empty({3}, ScalarType::Int64, out.device());
-  auto* e = static_cast<unsigned long long*>(err.data_ptr());
-  EMBER_CUDA_CHECK(cudaMemsetAsync(e, 0, 3 * sizeof(unsigned long long), stream));
-  if (n > 0) {
-    offsets_kernel<<<blocks_for(n, 4), kThreads, 0, stream>>>(
-        a, n, static_cast<int64_t*>(out.data_ptr()), e);
-    EMBER_KERNEL_LAUNCH_CHECK();
-  }
-  unsigned long long host[3] = {};
-  EMBER_CUDA_CHECK(cudaMemcpyAsync(host, e, sizeof(host), cudaMemcpyDeviceToHost, stream));
-  EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (host[0]) {
-    const size_t j = static_cast<size_t>(host[2]);
-    throw IndexError(detail::str("index ", static_cast<int64_t>(host[1]),
-                                 " is out of bounds for dimension ", j < dims.size() ? dims[j] : 0,
-                                 " with size ", j < sizes.size() ? sizes[j] : 0));
-  }
+  // Bad indices are recorded on the device, surfacing at the next synchronising call.
+  a.err = cuda::index_error_record(dev);
+  a.op = cuda::intern_op_name(op);
+  offsets_kernel<<<blocks_for(n, 4), kThreads, 0, stream>>>(a, n,
+                                                             static_cast<int64_t*>(out.data_ptr()));
+  EMBER_KERNEL_LAUNCH_CHECK();
 }
 
 void gather_cuda(const Tensor& out, const Tensor& src, const Tensor& off) {

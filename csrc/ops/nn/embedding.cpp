@@ -66,7 +66,6 @@ Tensor embedding_forward(const Tensor& weight, const Tensor& indices, Tensor* in
   const Tensor out = Tensor::empty(shape, weight.dtype(), weight.device());
   if (weight.is_cuda()) {
 #if EMBER_WITH_CUDA
-    internal::embedding_check_errors_cuda(weight.device().index);
     if (out.numel() > 0) internal::embedding_fwd_cuda(weight, idx, out);
 #endif
   } else {
@@ -88,7 +87,6 @@ Tensor embedding_backward(const Tensor& grad_out, const Tensor& idx, int64_t V,
   if (g.numel() > 0) {
     if (dev.is_cuda()) {
 #if EMBER_WITH_CUDA
-      internal::embedding_check_errors_cuda(dev.index);
       internal::embedding_bwd_cuda(g, idx, gw, scale_grad_by_freq, padding_idx);
 #endif
     } else {
@@ -113,7 +111,6 @@ void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_n
   if (idx.numel() == 0 || weight.numel() == 0) return;
   if (weight.is_cuda()) {
 #if EMBER_WITH_CUDA
-    internal::embedding_check_errors_cuda(weight.device().index);
     internal::embedding_renorm_cuda(weight, idx, max_norm, norm_type);
 #endif
   } else {

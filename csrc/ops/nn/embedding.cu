@@ -1,18 +1,18 @@
 // embedding on the GPU: a row gather, an atomicAdd scatter for backward, a
 // row renormalisation for max_norm. Bad indices never touch memory outside
-// the weight: they are recorded in host-mapped memory (embedding.hpp says
-// when that is reported) and give zero rows / no gradient.
-#include <atomic>
+// the weight: they are recorded in the device's IndexErrorRecord
+// (runtime/device_error.hpp says when that is reported) and give zero rows /
+// no gradient.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <mutex>
 
 #include "ops/cuda_loops.cuh"
 #include "ops/elementwise.hpp"
 #include "ops/nn/embedding.hpp"
 #include "ops/fill/fill.hpp"
 #include "runtime/cuda_device.hpp"
+#include "runtime/device_error.cuh"
 #include "runtime/errors.hpp"
 #include "tensor/dispatch.hpp"
 
@@ -20,50 +20,20 @@ namespace ember::ops {
 
 namespace {
 
-// One per device, in pinned host memory mapped into the device's address space.
+// Where a kernel records a bad index: the device's shared IndexErrorRecord
+// (runtime/device_error.hpp) and this op's name.
 struct PendingError {
-  int64_t flag;   // 1 once a kernel found a bad index
-  int64_t index;  // one bad index
-  int64_t rows;   // the weight's row count
+  cuda::IndexErrorRecord* rec;
+  const char* op;
 };
 
-constexpr int kMaxDevices = 256;
-
-struct ErrorSlots {
-  std::mutex mu;
-  PendingError* host[kMaxDevices] = {};
-  PendingError* dev[kMaxDevices] = {};
-};
-
-ErrorSlots& slots() {
-  static ErrorSlots* s = new ErrorSlots();  // never freed: kernels may still write
-  return *s;
+PendingError error_slot(int device, const char* op) {
+  // an earlier kernel's bad index is reported at the next synchronising call, not here
+  return PendingError{cuda::index_error_record(device), cuda::intern_op_name(op)};
 }
 
-// The device-side address of `device`'s slot (allocated on first use).
-PendingError* error_slot(int device) {
-  EMBER_CHECK(device >= 0 && device < kMaxDevices, "embedding: bad device index ", device);
-  ErrorSlots& s = slots();
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (s.dev[device] == nullptr) {
-    void* p = nullptr;
-    EMBER_CUDA_CHECK(cudaHostAlloc(&p, sizeof(PendingError), cudaHostAllocMapped | cudaHostAllocPortable));
-    std::memset(p, 0, sizeof(PendingError));
-    void* d = nullptr;
-    EMBER_CUDA_CHECK(cudaHostGetDevicePointer(&d, p, 0));
-    s.host[device] = static_cast<PendingError*>(p);
-    s.dev[device] = static_cast<PendingError*>(d);
-  }
-  return s.dev[device];
-}
-
-__device__ __forceinline__ void record_bad(PendingError* e, int64_t v, int64_t rows) {
-  volatile PendingError* ve = e;
-  if (ve->flag != 0) return;
-  ve->index = v;
-  ve->rows = rows;
-  __threadfence_system();
-  ve->flag = 1;
+__device__ __forceinline__ void record_bad(const PendingError& e, int64_t v, int64_t rows) {
+  cuda::record_index_error(e.rec, v, rows, 0, e.op);
 }
 
 // Block (bx, by): threadIdx.y picks a row, threadIdx.x walks its D elements.
@@ -81,7 +51,7 @@ unsigned row_grid(int64_t rows, unsigned by) {
 template <typename B>  // same-size bits: the gather moves bits, never converts
 __global__ void emb_fwd_kernel(const B* __restrict__ w, int64_t rs, int64_t cs,
                                const int64_t* __restrict__ idx, B* __restrict__ out, int64_t n,
-                               int64_t D, int64_t V, PendingError* err) {
+                               int64_t D, int64_t V, PendingError err) {
   for (int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y; r < n;
        r += static_cast<int64_t>(gridDim.x) * blockDim.y) {
     const int64_t v = idx[r];
@@ -104,7 +74,7 @@ __global__ void emb_count_kernel(const int64_t* __restrict__ idx, int64_t n, int
 template <typename T, typename G>
 __global__ void emb_bwd_kernel(const T* __restrict__ g, const int64_t* __restrict__ idx,
                                G* __restrict__ gw, const int* __restrict__ counts, int64_t n,
-                               int64_t D, int64_t V, int64_t padding_idx, PendingError* err) {
+                               int64_t D, int64_t V, int64_t padding_idx, PendingError err) {
   for (int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y; r < n;
        r += static_cast<int64_t>(gridDim.x) * blockDim.y) {
     const int64_t v = idx[r];
@@ -123,7 +93,7 @@ __global__ void emb_bwd_kernel(const T* __restrict__ g, const int64_t* __restric
 }
 
 __global__ void emb_mark_kernel(const int64_t* __restrict__ idx, int64_t n, int64_t V,
-                                unsigned char* __restrict__ mark, PendingError* err) {
+                                unsigned char* __restrict__ mark, PendingError err) {
   for (int64_t r = cuda_loops::global_id(); r < n; r += cuda_loops::grid_size()) {
     const int64_t v = idx[r];
     if (v < 0 || v >= V) {
@@ -196,32 +166,13 @@ void dispatch_floating(ScalarType t, const char* op, F&& f) {
 
 namespace internal {
 
-void embedding_check_errors_cuda(int device) {
-  ErrorSlots& s = slots();
-  PendingError* h = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (device < 0 || device >= kMaxDevices) return;
-    h = s.host[device];
-  }
-  if (h == nullptr) return;
-  volatile PendingError* vh = h;
-  if (vh->flag == 0) return;
-  std::atomic_thread_fence(std::memory_order_acquire);
-  const int64_t index = vh->index, rows = vh->rows;
-  vh->flag = 0;
-  throw IndexError(detail::str(
-      "index out of range in self: an earlier embedding call on cuda:", device, " had index ",
-      index, ", not in [0, ", rows,
-      ") (its output rows for that index were zeros and it got no gradient; ember checks GPU "
-      "indices without waiting for the GPU, so the error is reported by the next embedding call)"));
-}
+void embedding_check_errors_cuda(int device) { cuda::check_index_errors(device); }
 
 void embedding_fwd_cuda(const Tensor& w, const Tensor& idx, const Tensor& out) {
   const int dev = w.device().index;
   cuda::DeviceGuard guard(dev);
   cudaStream_t st = cuda::current_stream(dev).handle();
-  PendingError* err = error_slot(dev);
+  PendingError err = error_slot(dev, "embedding");
   const int64_t n = idx.numel(), D = w.size(1), V = w.size(0);
   const dim3 block = row_block(D);
   dispatch_bits(w.itemsize(), [&](auto tag) {
@@ -239,7 +190,7 @@ void embedding_bwd_cuda(const Tensor& g, const Tensor& idx, const Tensor& gw, bo
   const int dev = g.device().index;
   cuda::DeviceGuard guard(dev);
   cudaStream_t st = cuda::current_stream(dev).handle();
-  PendingError* err = error_slot(dev);
+  PendingError err = error_slot(dev, "embedding_backward");
   const int64_t n = idx.numel(), D = gw.size(1), V = gw.size(0);
   Tensor counts;
   if (scale_by_freq) {
@@ -270,7 +221,7 @@ void embedding_renorm_cuda(const Tensor& w, const Tensor& idx, double max_norm, 
   const int dev = w.device().index;
   cuda::DeviceGuard guard(dev);
   cudaStream_t st = cuda::current_stream(dev).handle();
-  PendingError* err = error_slot(dev);
+  PendingError err = error_slot(dev, "embedding_renorm_");
   const int64_t n = idx.numel(), D = w.size(1), V = w.size(0);
   Tensor mark = Tensor::empty({V}, ScalarType::UInt8, w.device());
   zero_(mark);

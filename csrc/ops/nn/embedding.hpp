@@ -5,11 +5,10 @@
 // Out-of-range indices: the CPU raises IndexError before touching memory.
 // The GPU must not wait for the host, so its kernels check every index,
 // never read or write outside the weight (a bad index gives a zero output
-// row and no gradient) and record the first bad index in a small block of
-// host-mapped pinned memory per device. The next embedding call on that
-// device (forward, backward or renorm) reads that word -- a plain host load,
-// no synchronisation -- and raises IndexError naming the index; calling
-// check_embedding_errors(device) after a synchronize() reports it at once.
+// row and no gradient) and record the first bad index in the device's shared
+// IndexErrorRecord (runtime/device_error.hpp): the next synchronising call or
+// indexing call on that device raises IndexError naming it;
+// check_embedding_errors(device) reads it explicitly.
 #pragma once
 
 #include <cstdint>

@@ -83,6 +83,33 @@ void check_supported(BinaryOp op, const Operand& a, const Operand& b, const Bina
   }
 }
 
+// What the kernels take beyond the operands, as torch's kernels read it:
+//  - bool add/sub: alpha converted to bool (True + True * -1 is True);
+//  - float16/bfloat16 div_trunc/div_floor by a tensor: torch computes them in
+//    the dtype (trunc(a / b) with the quotient rounded to it; floor division's
+//    every step rounded, as c10::div_floor_floating in that dtype on the CPU;
+//    its CUDA floor division runs in float), and in float only by a scalar
+//    (on the CPU any operand constant over the loop, on the GPU a CPU scalar).
+BinaryArgs kernel_args(BinaryOp op, const ElementwiseIter& it, const BinaryArgs& args,
+                       bool cuda) {
+  BinaryArgs e = args;
+  if ((op == BinaryOp::Add || op == BinaryOp::Sub) && it.common == ScalarType::Bool) {
+    e.alpha = Scalar::from_bool(args.alpha.to_double() != 0.0);
+  }
+  const bool reduced = it.common == ScalarType::Float16 || it.common == ScalarType::BFloat16;
+  if (reduced && (op == BinaryOp::DivTrunc || (op == BinaryOp::DivFloor && !cuda))) {
+    bool scalar = it.by_value[2];
+    if (!scalar && !cuda) {
+      scalar = true;
+      for (int d = 0; d < it.layout.ndim; ++d) {
+        if (it.layout.strides[2][d] != 0 && it.layout.shape[d] != 1) scalar = false;
+      }
+    }
+    if (!scalar) e.round_steps = it.common == ScalarType::Float16 ? 1 : 2;
+  }
+  return e;
+}
+
 bool any_zero_cpu(const Tensor& t) {
   bool found = false;
   const IterLayout<1> it = make_iter<1>(t.sizes(), {&t});
@@ -179,14 +206,33 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
                              (!cuda && (op == BinaryOp::Add || op == BinaryOp::Sub));
   ElementwiseSpec spec{binary_name(op), common, common, common, true, round_numbers};
   spec.complex = has_complex_kernel(op);
-  const ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
+  // One-element tensors at full precision where torch's kernels read them as
+  // scalars: CPU mul/div with one as the second operand; CUDA add/sub/mul/div
+  // (opmath kernels) with a 0-d CPU tensor in either place.
+  const bool opmath_div = op == BinaryOp::Div || op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor;
+  if (cuda) {
+    if (op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || opmath_div) {
+      spec.keep_scalar_tensors = 0b11;
+    }
+  } else if (op == BinaryOp::Mul || opmath_div) {
+    spec.keep_scalar_tensors = 0b10;
+  }
+  ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
+  const BinaryArgs eargs = kernel_args(op, it, args, cuda);
   if (it.is_cuda()) {
 #if EMBER_WITH_CUDA
-    internal::binary_cuda(op, it, args);
+    if (op == BinaryOp::Div && it.by_value[2] && is_floating(common)) {
+      // torch's CUDA true division by a number multiplies by its reciprocal,
+      // taken in double: 7.75 / 1e-3 in float16 is 7752 there (7748 divided).
+      it.value[2] = Scalar::from_double(1.0 / it.value[2].to_double());
+      internal::binary_cuda(BinaryOp::Mul, it, eargs);
+      return it.out;
+    }
+    internal::binary_cuda(op, it, eargs);
 #endif
   } else {
     if (is_integer_division(op) && is_integral(common, false)) check_zero_divisor(it, b);
-    internal::binary_cpu(op, it, args);
+    internal::binary_cpu(op, it, eargs);
   }
   return it.out;
 }
@@ -199,7 +245,7 @@ void binary_cpu(BinaryOp op, const ElementwiseIter& it, const BinaryArgs& args) 
                       op == BinaryOp::Remainder || op == BinaryOp::Fmod ||
                       op == BinaryOp::DivFloor;
   CpuRunner r{it, costly ? kElementwiseGrain / 8 : kElementwiseGrain};
-  dispatch_binary(op, it, args.alpha, r);
+  dispatch_binary(op, it, args, r);
 }
 
 }  // namespace internal

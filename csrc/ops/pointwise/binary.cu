@@ -11,7 +11,7 @@ namespace ember::ops::internal {
 void binary_cuda(BinaryOp op, const ElementwiseIter& it, const BinaryArgs& args) {
   if (is_complex(it.common)) return binary_complex_cuda(op, it, args.alpha);
   CudaRunner r{it};
-  dispatch_binary(op, it, args.alpha, r);
+  dispatch_binary(op, it, args, r);
 }
 
 }  // namespace ember::ops::internal

@@ -27,6 +27,10 @@ enum class Rounding : uint8_t { None, Trunc, Floor };
 
 struct BinaryArgs {
   Scalar alpha = Scalar::from_int(1);  // add/sub: a + alpha * b
+  // float16/bfloat16 division by a tensor (internal, set by binary()): torch's
+  // kernels compute div_trunc/div_floor in the dtype itself there, each step
+  // rounded to it (1 float16, 2 bfloat16); by a scalar in float (0).
+  int round_steps = 0;
 };
 
 // The general entry: `out` undefined -> a new tensor; `inplace` -> out is `a`.

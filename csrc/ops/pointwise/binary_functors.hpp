@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "ops/pointwise/binary.hpp"
+#include "ops/pointwise/dtype_steps.hpp"
 #include "ops/element_access.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/math_functions.hpp"
@@ -46,31 +47,36 @@ EMBER_HD_INLINE C int_rem(C a, C b) {
 
 template <typename C>
 struct DivTruncF {
+  int round_to = 0;  // BinaryArgs::round_steps: trunc of the quotient rounded to the dtype
   EMBER_HD_INLINE C operator()(C a, C b) const {
     if constexpr (std::is_integral<C>::value) {
       return int_div(a, b);
     } else {
-      return m::trunc(a / b);
+      return m::trunc(round_step(a / b, round_to));
     }
   }
 };
 
 // Python's floor division; for floats computed from fmod so that
 // floor_divide(a, b) * b + remainder(a, b) == a as closely as possible.
+// round_to (BinaryArgs::round_steps): every step rounded to float16/bfloat16,
+// as torch's c10::div_floor_floating in that dtype.
 template <typename C>
 struct DivFloorF {
+  int round_to = 0;
   EMBER_HD_INLINE C operator()(C a, C b) const {
     if constexpr (std::is_integral<C>::value) {
       const C q = int_div(a, b);
       return ((a < 0) != (b < 0) && m::mul(q, b) != a) ? C(q - 1) : q;
     } else {
       if (b == 0) return a / b;
-      const C mod = m::fmod(a, b);
-      C div = (a - mod) / b;
-      if (mod != 0 && (b < 0) != (mod < 0)) div -= C(1);
+      const int r = round_to;
+      const C mod = round_step(m::fmod(a, b), r);
+      C div = round_step(round_step(a - mod, r) / b, r);
+      if (mod != 0 && (b < 0) != (mod < 0)) div = round_step(div - C(1), r);
       if (div == 0) return m::copysign(C(0), a / b);
       C fl = m::floor(div);
-      if (div - fl > C(0.5)) fl += C(1);
+      if (round_step(div - fl, r) > C(0.5)) fl = round_step(fl + C(1), r);
       return fl;
     }
   }
@@ -193,8 +199,9 @@ struct FminF {
 // Runs the functor of `op` on `it` (whose common dtype the op layer checked)
 // with runner.run<C, 2>(functor).
 template <typename C, typename Runner>
-void dispatch_binary_c(BinaryOp op, const ElementwiseIter& it, const Scalar& alpha, Runner& r) {
+void dispatch_binary_c(BinaryOp op, const ElementwiseIter& it, const BinaryArgs& args, Runner& r) {
   constexpr bool kFloat = std::is_floating_point<C>::value;
+  const Scalar& alpha = args.alpha;
   switch (op) {
     case BinaryOp::Add: return r.template run<C, 2>(AddF<C>{alpha.to<C>()});
     case BinaryOp::Sub: return r.template run<C, 2>(SubF<C>{alpha.to<C>()});
@@ -202,8 +209,8 @@ void dispatch_binary_c(BinaryOp op, const ElementwiseIter& it, const Scalar& alp
     case BinaryOp::Div:
       if constexpr (kFloat) return r.template run<C, 2>(DivF<C>{});
       break;
-    case BinaryOp::DivTrunc: return r.template run<C, 2>(DivTruncF<C>{});
-    case BinaryOp::DivFloor: return r.template run<C, 2>(DivFloorF<C>{});
+    case BinaryOp::DivTrunc: return r.template run<C, 2>(DivTruncF<C>{args.round_steps});
+    case BinaryOp::DivFloor: return r.template run<C, 2>(DivFloorF<C>{args.round_steps});
     case BinaryOp::Remainder: return r.template run<C, 2>(RemainderF<C>{});
     case BinaryOp::Fmod: return r.template run<C, 2>(FmodF<C>{});
     case BinaryOp::Pow: return r.template run<C, 2>(PowF<C>{it.by_value[2]});
@@ -225,11 +232,11 @@ void dispatch_binary_c(BinaryOp op, const ElementwiseIter& it, const Scalar& alp
 }
 
 template <typename Runner>
-void dispatch_binary(BinaryOp op, const ElementwiseIter& it, const Scalar& alpha, Runner& r) {
+void dispatch_binary(BinaryOp op, const ElementwiseIter& it, const BinaryArgs& args, Runner& r) {
   switch (compute_dtype(it.common)) {
-    case ScalarType::Float32: return dispatch_binary_c<float>(op, it, alpha, r);
-    case ScalarType::Float64: return dispatch_binary_c<double>(op, it, alpha, r);
-    default: return dispatch_binary_c<int64_t>(op, it, alpha, r);
+    case ScalarType::Float32: return dispatch_binary_c<float>(op, it, args, r);
+    case ScalarType::Float64: return dispatch_binary_c<double>(op, it, args, r);
+    default: return dispatch_binary_c<int64_t>(op, it, args, r);
   }
 }
 

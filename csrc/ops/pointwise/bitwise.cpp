@@ -46,6 +46,7 @@ Tensor bitwise(BitwiseOp op, const Operand& a, const Operand& b, const Tensor& o
 Tensor bitwise_not(const Tensor& x, const Tensor& out, bool inplace) {
   const ScalarType common = x.dtype();
   if (!is_integral(common, true)) not_implemented("bitwise_not", common, x.is_cuda());
+  if (out.defined() && !inplace) check_out_dtype(out, common);
   const ElementwiseSpec spec{"bitwise_not", common, common, common, true};
   const Operand in(x);
   const ElementwiseIter it = make_elementwise(spec, out, inplace, {&in});

@@ -4,7 +4,10 @@
 
 #include "ops/copy/copy.hpp"
 #include "ops/elementwise_cpu.hpp"
+#include "ops/pointwise/binary_functors.hpp"
+#include "ops/pointwise/compare_functors.hpp"
 #include "ops/pointwise/complex_functors.hpp"
+#include "ops/pointwise/ternary_functors.hpp"
 #include "ops/promotion.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/complex_views.hpp"
@@ -138,32 +141,71 @@ namespace internal {
 
 void binary_complex_cpu(BinaryOp op, const ElementwiseIter& it, const Scalar& alpha) {
   CpuRunner r{it, op == BinaryOp::Pow ? kElementwiseGrain / 16 : kElementwiseGrain / 2};
-  dispatch_binary_complex(op, it, alpha, r);
+  if (dispatch_binary_complex_aot(op, it, alpha, r)) return;
+  EMBER_CHECK(op == BinaryOp::Pow, "internal error: no complex kernel for ", binary_name(op));
+  dispatch_complex_compute(it.common, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    r.template run<C, 2>(PowF<C>{it.by_value[2]});
+  });
 }
 
 void unary_complex_cpu(UnaryOp op, const ElementwiseIter& it) {
-  if (is_complex_math_op(op)) {
-    CpuRunner r{it, kElementwiseGrain / 16};
-    dispatch_unary_complex_math(op, it, r);
-  } else {
-    CpuRunner r{it, kElementwiseGrain / 2};
-    dispatch_unary_complex_basic(op, it, r);
-  }
+  CpuRunner r{it, kElementwiseGrain / 2};
+  if (dispatch_unary_complex_aot(op, it, r)) return;
+  r.grain = kElementwiseGrain / 16;
+  dispatch_complex_compute(it.common, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    switch (op) {
+      case UnaryOp::Sqrt: return r.template run<C, 1>(SqrtF<C>{});
+      case UnaryOp::Rsqrt: return r.template run<C, 1>(RsqrtF<C>{});
+      case UnaryOp::Exp: return r.template run<C, 1>(ExpF<C>{});
+      case UnaryOp::Log: return r.template run<C, 1>(LogF<C>{});
+      case UnaryOp::Log2: return r.template run<C, 1>(Log2F<C>{});
+      case UnaryOp::Log10: return r.template run<C, 1>(Log10F<C>{});
+      case UnaryOp::Sin: return r.template run<C, 1>(SinF<C>{});
+      case UnaryOp::Cos: return r.template run<C, 1>(CosF<C>{});
+      case UnaryOp::Tan: return r.template run<C, 1>(TanF<C>{});
+      case UnaryOp::Sinh: return r.template run<C, 1>(SinhF<C>{});
+      case UnaryOp::Cosh: return r.template run<C, 1>(CoshF<C>{});
+      case UnaryOp::Tanh: return r.template run<C, 1>(TanhF<C>{});
+      case UnaryOp::Sigmoid: return r.template run<C, 1>(SigmoidF<C>{});
+      case UnaryOp::Square: return r.template run<C, 1>(SquareF<C>{});
+      case UnaryOp::Reciprocal: return r.template run<C, 1>(ReciprocalF<C>{});
+      case UnaryOp::IsNan: return r.template run<C, 1>(IsNanF<C>{});
+      case UnaryOp::IsInf: return r.template run<C, 1>(ComplexIsInfF<C>{});
+      case UnaryOp::IsFinite: return r.template run<C, 1>(ComplexIsFiniteF<C>{});
+      default: throw Error(detail::str("internal error: no complex kernel for ", unary_name(op)));
+    }
+  });
 }
 
 void compare_complex_cpu(CompareOp op, const ElementwiseIter& it) {
   CpuRunner r{it};
-  dispatch_compare_complex(op, it, r);
+  dispatch_complex_compute(it.common, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if (op == CompareOp::Eq) return r.template run<C, 2>(EqF<C>{});
+    EMBER_CHECK(op == CompareOp::Ne, "internal error: no complex kernel for ", compare_name(op));
+    r.template run<C, 2>(NeF<C>{});
+  });
 }
 
 void ternary_complex_cpu(TernaryOp op, const ElementwiseIter& it) {
+  EMBER_CHECK(op == TernaryOp::Where, "internal error: no complex kernel for a ternary op");
   CpuRunner r{it};
-  dispatch_ternary_complex(op, it, r);
+  dispatch_complex_compute(it.common, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    r.template run<C, 3>(WhereF<C>{});
+  });
 }
 
 void complex_op_cpu(ComplexOp op, const ElementwiseIter& it) {
   CpuRunner r{it, kElementwiseGrain / 4};
-  dispatch_complex_op(op, it, r);
+  if (op == ComplexOp::Conj) return dispatch_conj(it, r);
+  dispatch_complex_compute(it.common, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if (op == ComplexOp::Sgn) return r.template run<C, 1>(ComplexSgnF<C>{});
+    r.template run<C, 1>(ComplexAngleF<C>{});
+  });
 }
 
 }  // namespace internal

@@ -6,7 +6,11 @@
 //
 // Complex kernels (complex64 and complex128, computed in Complex<float> and
 // Complex<double>; complex32 computes in Complex<float> through the dynamic
-// loops, rounding each result to float16 parts):
+// loops, rounding each result to float16 parts). On the CPU all are compiled
+// ahead of time (the transcendental functions call std::complex's); on the
+// GPU only add, sub, mul, div, neg, abs and conj are, and the others are
+// compiled at first use through NVRTC (complex_jit.cpp), so that the build
+// does not grow by a kernel per op and complex dtype:
 //   binary: add, sub, mul, div, pow
 //   compare: eq, ne
 //   ternary: where
@@ -69,15 +73,20 @@ void compare_complex_cpu(CompareOp op, const ElementwiseIter& it);
 void ternary_complex_cpu(TernaryOp op, const ElementwiseIter& it);
 void complex_op_cpu(ComplexOp op, const ElementwiseIter& it);
 #if EMBER_WITH_CUDA
-// complex_arith.cu: binary, compare, ternary, the basic unary ops and ComplexOp.
+// complex_arith.cu: the kernels built ahead of time (add, sub, mul, div,
+// neg, abs, conj); every other op goes to the *_jit functions.
 void binary_complex_cuda(BinaryOp op, const ElementwiseIter& it, const Scalar& alpha);
 void compare_complex_cuda(CompareOp op, const ElementwiseIter& it);
 void ternary_complex_cuda(TernaryOp op, const ElementwiseIter& it);
-void complex_op_cuda(ComplexOp op, const ElementwiseIter& it);
-// unary_complex_cuda dispatches to the two files: the transcendental
-// functions are compiled in complex_math.cu.
 void unary_complex_cuda(UnaryOp op, const ElementwiseIter& it);
-void unary_complex_math_cuda(UnaryOp op, const ElementwiseIter& it);
+void complex_op_cuda(ComplexOp op, const ElementwiseIter& it);
+// complex_jit.cpp: kernels compiled at first use through NVRTC (the
+// jiterator's machinery, ops/jit/jiterator.hpp) and cached on disk.
+void binary_complex_jit(BinaryOp op, const ElementwiseIter& it);
+void unary_complex_jit(UnaryOp op, const ElementwiseIter& it);
+void compare_complex_jit(CompareOp op, const ElementwiseIter& it);
+void ternary_complex_jit(TernaryOp op, const ElementwiseIter& it);
+void complex_op_jit(ComplexOp op, const ElementwiseIter& it);
 #endif
 }  // namespace internal
 

@@ -1,18 +1,16 @@
-// The complex kernels of the pointwise families: functors over Complex<float>
-// and Complex<double> (shared by the CPU loops and the CUDA kernels) and the
-// switches that pick them. Most are the real families' functors, which are
-// written for any compute type with m::'s complex overloads
-// (ops/complex_math.hpp); the rest are here: abs and angle with a real
-// result, sgn, conj, and the complex isinf/isfinite.
+// The complex functors over Complex<float> and Complex<double> that the real
+// families' functors (written for any compute type with m::'s complex
+// overloads, ops/complex_math.hpp) do not cover: abs and angle with a real
+// result, sgn, conj, isinf/isfinite; and the switches of the kernels built
+// ahead of time for both devices. The CPU's other complex kernels are
+// switched in complex.cpp.
 #pragma once
 
 #include "ops/element_access.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/math_functions.hpp"
 #include "ops/pointwise/binary_functors.hpp"
-#include "ops/pointwise/compare_functors.hpp"
 #include "ops/pointwise/complex.hpp"
-#include "ops/pointwise/ternary_functors.hpp"
 #include "ops/pointwise/unary_functors.hpp"
 #include "runtime/errors.hpp"
 
@@ -60,99 +58,43 @@ void dispatch_complex_compute(ScalarType common, F&& f) {
   return f(TypeTag<Complex<float>>{});
 }
 
+// The kernels compiled ahead of time for both devices (the GPU's other
+// complex kernels are compiled at first use: complex_jit.cpp): add, sub,
+// mul, div, neg, abs, conj. Returns false for any other op.
 template <typename Runner>
-void dispatch_binary_complex(BinaryOp op, const ElementwiseIter& it, const Scalar& alpha,
-                             Runner& r) {
+bool dispatch_binary_complex_aot(BinaryOp op, const ElementwiseIter& it, const Scalar& alpha,
+                                 Runner& r) {
+  if (op != BinaryOp::Add && op != BinaryOp::Sub && op != BinaryOp::Mul && op != BinaryOp::Div) {
+    return false;
+  }
   dispatch_complex_compute(it.common, [&](auto tag) {
     using C = typename decltype(tag)::type;
     switch (op) {
       case BinaryOp::Add: return r.template run<C, 2>(AddF<C>{alpha.to<C>()});
       case BinaryOp::Sub: return r.template run<C, 2>(SubF<C>{alpha.to<C>()});
       case BinaryOp::Mul: return r.template run<C, 2>(MulF<C>{});
-      case BinaryOp::Div: return r.template run<C, 2>(DivF<C>{});
-      case BinaryOp::Pow: return r.template run<C, 2>(PowF<C>{it.by_value[2]});
-      default: no_complex_kernel(binary_name(op));
+      default: return r.template run<C, 2>(DivF<C>{});
     }
   });
+  return true;
 }
 
 template <typename Runner>
-void dispatch_compare_complex(CompareOp op, const ElementwiseIter& it, Runner& r) {
+bool dispatch_unary_complex_aot(UnaryOp op, const ElementwiseIter& it, Runner& r) {
+  if (op != UnaryOp::Neg && op != UnaryOp::Abs) return false;
   dispatch_complex_compute(it.common, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    switch (op) {
-      case CompareOp::Eq: return r.template run<C, 2>(EqF<C>{});
-      case CompareOp::Ne: return r.template run<C, 2>(NeF<C>{});
-      default: no_complex_kernel(compare_name(op));
-    }
+    if (op == UnaryOp::Neg) return r.template run<C, 1>(NegF<C>{});
+    return r.template run<C, 1>(ComplexAbsF<C>{});
   });
+  return true;
 }
 
 template <typename Runner>
-void dispatch_ternary_complex(TernaryOp op, const ElementwiseIter& it, Runner& r) {
+void dispatch_conj(const ElementwiseIter& it, Runner& r) {
   dispatch_complex_compute(it.common, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    if (op == TernaryOp::Where) return r.template run<C, 3>(WhereF<C>{});
-    no_complex_kernel("a ternary op");
-  });
-}
-
-// The unary ops without transcendental functions (cheap to compile).
-template <typename Runner>
-void dispatch_unary_complex_basic(UnaryOp op, const ElementwiseIter& it, Runner& r) {
-  dispatch_complex_compute(it.common, [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    switch (op) {
-      case UnaryOp::Neg: return r.template run<C, 1>(NegF<C>{});
-      case UnaryOp::Square: return r.template run<C, 1>(SquareF<C>{});
-      case UnaryOp::Reciprocal: return r.template run<C, 1>(ReciprocalF<C>{});
-      case UnaryOp::Abs: return r.template run<C, 1>(ComplexAbsF<C>{});
-      case UnaryOp::IsNan: return r.template run<C, 1>(IsNanF<C>{});
-      case UnaryOp::IsInf: return r.template run<C, 1>(ComplexIsInfF<C>{});
-      case UnaryOp::IsFinite: return r.template run<C, 1>(ComplexIsFiniteF<C>{});
-      default: no_complex_kernel(unary_name(op));
-    }
-  });
-}
-
-// The transcendental unary functions.
-template <typename Runner>
-void dispatch_unary_complex_math(UnaryOp op, const ElementwiseIter& it, Runner& r) {
-  dispatch_complex_compute(it.common, [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    switch (op) {
-      case UnaryOp::Sqrt: return r.template run<C, 1>(SqrtF<C>{});
-      case UnaryOp::Rsqrt: return r.template run<C, 1>(RsqrtF<C>{});
-      case UnaryOp::Exp: return r.template run<C, 1>(ExpF<C>{});
-      case UnaryOp::Log: return r.template run<C, 1>(LogF<C>{});
-      case UnaryOp::Log2: return r.template run<C, 1>(Log2F<C>{});
-      case UnaryOp::Log10: return r.template run<C, 1>(Log10F<C>{});
-      case UnaryOp::Sin: return r.template run<C, 1>(SinF<C>{});
-      case UnaryOp::Cos: return r.template run<C, 1>(CosF<C>{});
-      case UnaryOp::Tan: return r.template run<C, 1>(TanF<C>{});
-      case UnaryOp::Sinh: return r.template run<C, 1>(SinhF<C>{});
-      case UnaryOp::Cosh: return r.template run<C, 1>(CoshF<C>{});
-      case UnaryOp::Tanh: return r.template run<C, 1>(TanhF<C>{});
-      case UnaryOp::Sigmoid: return r.template run<C, 1>(SigmoidF<C>{});
-      default: no_complex_kernel(unary_name(op));
-    }
-  });
-}
-
-// Whether dispatch_unary_complex_math (rather than _basic) runs `op`.
-inline bool is_complex_math_op(UnaryOp op) {
-  return internal::is_math_op(op) && op != UnaryOp::Reciprocal;
-}
-
-template <typename Runner>
-void dispatch_complex_op(ComplexOp op, const ElementwiseIter& it, Runner& r) {
-  dispatch_complex_compute(it.common, [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    switch (op) {
-      case ComplexOp::Sgn: return r.template run<C, 1>(ComplexSgnF<C>{});
-      case ComplexOp::Conj: return r.template run<C, 1>(ComplexConjF<C>{});
-      case ComplexOp::Angle: return r.template run<C, 1>(ComplexAngleF<C>{});
-    }
+    r.template run<C, 1>(ComplexConjF<C>{});
   });
 }
 

@@ -6,6 +6,8 @@
 
 #include "ops/pointwise/ternary.hpp"
 
+#include <cmath>
+
 #include "ops/pointwise/complex.hpp"
 #include "ops/elementwise_cpu.hpp"
 #include "ops/promotion.hpp"
@@ -36,19 +38,18 @@ bool any_cuda(std::initializer_list<const Operand*> ops) {
   return false;
 }
 
-void check_value(const Scalar& v, ScalarType common) {
-  EMBER_CHECK(is_floating(common) || !v.is_floating(),
-              "For integral input tensors, argument alpha must not be a floating point number.");
-}
-
 }  // namespace
 
 Tensor where(const Tensor& cond, const Operand& a, const Operand& b, const Tensor& out) {
-  if (cond.dtype() != ScalarType::Bool) {
+  if (cond.dtype() != ScalarType::Bool && cond.dtype() != ScalarType::UInt8) {
     throw Error(detail::str("where expected condition to be a boolean tensor, but got a tensor "
                             "with dtype ", torch_scalar_name(cond.dtype())));
   }
   const ScalarType common = result_type({&a, &b});
+  if (out.defined() && out.dtype() != common) {
+    throw Error(detail::str("Expected out type to be ", torch_scalar_name(common), " but got ",
+                            torch_scalar_name(out.dtype())));
+  }
   const Operand c(cond);
   ElementwiseSpec spec{"where", common, common, common, true};
   spec.complex = true;
@@ -68,11 +69,32 @@ Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::opti
   } else {
     common = result_type({&in, min ? &lo : &hi});
   }
-  if (common == ScalarType::Bool) not_implemented("clamp", common, any_cuda({&in, &lo, &hi}));
-  EMBER_CHECK(!is_complex(common), "clamp is not supported for complex types");
+  if (is_complex(common)) throw NotImplementedError("clamp is not supported for complex types");
+  // Bool clamps with tensor bounds only (torch's clamp_scalar has no bool kernel).
+  if (common == ScalarType::Bool && ((min && lo.is_scalar()) || (max && hi.is_scalar()))) {
+    not_implemented("clamp_scalar", common, any_cuda({&in, &lo, &hi}));
+  }
+  // torch's clamp with number bounds keeps out's dtype exact; with a tensor
+  // bound it is a binary-style op, whose out may be any dtype common casts to.
+  const bool number_bounds = (!min || lo.is_scalar()) && (!max || hi.is_scalar());
+  if (out.defined() && !inplace && number_bounds) check_out_dtype(out, common);
   TernaryArgs args;
   args.has_min = min.has_value();
   args.has_max = max.has_value();
+  // torch's clamp with number bounds: both given and either NaN fills the
+  // result with NaN (the other bound is never converted); a single NaN bound
+  // is ignored (its max(x, nan) / min(x, nan) keep x, on both devices).
+  const auto nan_number = [](const Operand& o) {
+    return o.is_scalar() && o.scalar.is_floating() && std::isnan(o.scalar.d);
+  };
+  if (number_bounds && min && max && (nan_number(lo) || nan_number(hi))) {
+    const Operand nan(std::nan(""));
+    return run(TernaryOp::Clamp, {"clamp", common, common, common, true}, out, inplace,
+               {&in, &nan, &nan}, args);
+  }
+  if (number_bounds && !(min && max) && nan_number(min ? lo : hi)) {
+    args.has_min = args.has_max = false;
+  }
   return run(TernaryOp::Clamp, {"clamp", common, common, common, true}, out, inplace,
              {&in, &lo, &hi}, args);
 }
@@ -80,8 +102,26 @@ Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::opti
 Tensor lerp(const Tensor& start, const Tensor& end, const Operand& weight, const Tensor& out,
             bool inplace) {
   const Operand s(start), e(end);
+  // torch: end and a weight tensor with dims have start's dtype (a 0-d weight
+  // is a number to torch's argument parser).
+  if (end.dtype() != start.dtype()) {
+    throw Error(detail::str("expected dtype ", torch_cpp_type_name(start.dtype()),
+                            " for `end` but got dtype ", torch_cpp_type_name(end.dtype())));
+  }
+  if (!weight.is_scalar() && weight.tensor.dim() > 0 && weight.tensor.dtype() != start.dtype()) {
+    throw Error(detail::str("expected dtype ", torch_cpp_type_name(start.dtype()),
+                            " for `weight` but got dtype ",
+                            torch_cpp_type_name(weight.tensor.dtype())));
+  }
   const ScalarType common = result_type({&s, &e, &weight});
   if (!is_floating(common)) not_implemented("lerp", common, any_cuda({&s, &e, &weight}));
+  // torch's lerp with a weight tensor with dims wants every operand, out=
+  // included, of one dtype (with a number weight out= takes any castable dtype)
+  if (out.defined() && !inplace && !weight.is_scalar() && weight.tensor.dim() > 0 &&
+      out.dtype() != start.dtype()) {
+    throw Error(detail::str("Found dtype ", torch_scalar_name(out.dtype()), " but expected ",
+                            torch_scalar_name(start.dtype())));
+  }
   return run(TernaryOp::Lerp, {"lerp", common, common, common, true}, out, inplace,
              {&s, &e, &weight});
 }
@@ -90,7 +130,6 @@ Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar
                const Tensor& out, bool inplace) {
   const Operand a(x), b(t1), c(t2);
   const ScalarType common = result_type({&a, &b, &c});
-  check_value(value, common);
   TernaryArgs args;
   args.value = value;
   return run(TernaryOp::Addcmul, {"addcmul", common, common, common, true}, out, inplace,
@@ -110,7 +149,6 @@ Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar
         "addcdiv behavior is just the latter implementation: (input + value * tensor1 / "
         "tensor2), for all dtypes.");
   }
-  check_value(value, common);
   TernaryArgs args;
   args.value = value;
   return run(TernaryOp::Addcdiv, {"addcdiv", common, common, common, true}, out, inplace,

@@ -33,24 +33,48 @@ struct ClampF {
   }
 };
 
+// x * y + z rounded once (torch's kernels are fused there: its CPU vector
+// code calls fmadd, its scalar and CUDA code are contracted by the compilers)
+template <typename C>
+EMBER_HD_INLINE C fused_mul_add(C x, C y, C z) {
+  if constexpr (std::is_same<C, float>::value) {
+    return ::fmaf(x, y, z);
+  } else {
+    return ::fma(x, y, z);
+  }
+}
+
 template <typename C>
 struct LerpF {
+  // torch's lerp: start + w * (end - start) for |w| < 0.5, else
+  // end - (end - start) * (1 - w), each a fused multiply-add (so the product
+  // may exceed the dtype's range without overflowing the result)
   EMBER_HD_INLINE C operator()(C start, C end, C w) const {
     const C d = end - start;
-    return (w < C(0.5) && w > C(-0.5)) ? start + w * d : end - d * (C(1) - w);
+    return (w < C(0.5) && w > C(-0.5)) ? fused_mul_add(w, d, start)
+                                         : fused_mul_add(w - C(1), d, end);
   }
 };
 
 template <typename C>
 struct AddcmulF {
   C value;
-  EMBER_HD_INLINE C operator()(C x, C a, C b) const { return m::add(x, m::mul(value, m::mul(a, b))); }
+  // torch's order: self + value * t1 * t2 (left to right)
+  // (fused for floats: (value * t1) * t2 + self, as torch's contracted kernels)
+  EMBER_HD_INLINE C operator()(C x, C a, C b) const {
+    if constexpr (std::is_integral<C>::value) {
+      return m::add(x, m::mul(m::mul(value, a), b));
+    } else {
+      return fused_mul_add(value * a, b, x);
+    }
+  }
 };
 
 template <typename C>
 struct AddcdivF {  // floating only
   C value;
-  EMBER_HD_INLINE C operator()(C x, C a, C b) const { return x + value * (a / b); }
+  // torch's order: self + value * t1 / t2 (left to right: value * t1 first)
+  EMBER_HD_INLINE C operator()(C x, C a, C b) const { return x + value * a / b; }
 };
 
 template <typename C, typename Runner>

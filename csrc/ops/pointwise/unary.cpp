@@ -28,12 +28,12 @@ bool is_rounding(UnaryOp op) {
 // raise "\"op_cpu\" not implemented for 'ComplexFloat'".
 void check_complex(UnaryOp op, ScalarType x, bool cuda) {
   if (op == UnaryOp::Sign) {
-    throw Error("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+    throw NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
                 "torch.sgn instead.");
   }
-  if (op == UnaryOp::Relu) throw Error("clamp is not supported for complex types");
+  if (op == UnaryOp::Relu) throw NotImplementedError("clamp is not supported for complex types");
   if (is_rounding(op)) {
-    throw Error(detail::str(unary_name(op), " is not supported for complex inputs"));
+    throw NotImplementedError(detail::str(unary_name(op), " is not supported for complex inputs"));
   }
   if (!has_complex_kernel(op)) not_implemented(unary_name(op), x, cuda);
 }
@@ -79,6 +79,25 @@ ScalarType result_dtype(UnaryOp op, ScalarType common) {
   return op == UnaryOp::Abs ? to_real_type(common) : common;
 }
 
+// torch's "unary_op"s (not its float ops): an out= must have exactly the
+// input's dtype.
+bool same_dtype_out(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Frac:
+    case UnaryOp::Neg:
+    case UnaryOp::Abs:
+    case UnaryOp::Sign:
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Round:
+    case UnaryOp::Trunc:
+    case UnaryOp::Relu:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 const char* unary_name(UnaryOp op) {
@@ -98,6 +117,16 @@ ScalarType unary_result_type(UnaryOp op, ScalarType x) {
 Tensor unary(UnaryOp op, const Tensor& x, const UnaryArgs& args, const Tensor& out,
              bool inplace) {
   const bool cuda = x.is_cuda() || (out.defined() && out.is_cuda());
+  if (out.defined() && !inplace) {
+    if (op == UnaryOp::NanToNum && out.dtype() != x.dtype()) {
+      throw Error(detail::str("nan_to_num: dtype of out: ", torch_scalar_name(out.dtype()),
+                              " should be same as input: ", torch_scalar_name(x.dtype())));
+    }
+    // (abs of complex values gives their parts' dtype, cast to any out=.)
+    if (same_dtype_out(op) && !(op == UnaryOp::Abs && is_complex(x.dtype()))) {
+      check_out_dtype(out, x.dtype());
+    }
+  }
   const ScalarType common = common_dtype(op, x.dtype(), cuda);
   const ScalarType result = result_dtype(op, common);
   EMBER_CHECK(!(inplace && op == UnaryOp::Abs && is_complex(common)),
@@ -105,7 +134,9 @@ Tensor unary(UnaryOp op, const Tensor& x, const UnaryArgs& args, const Tensor& o
   // Rounding an integer, and nan_to_num of one, is a copy (torch's shortcut).
   const bool copy_only = (is_rounding(op) || op == UnaryOp::NanToNum) && !is_floating(common);
   if (copy_only && inplace) {
-    check_no_internal_overlap(x);  // as torch, although nothing is written
+    // torch checks the rounding ops' output although nothing is written (its
+    // nan_to_num_ of an integer returns self at once).
+    if (is_rounding(op)) check_no_internal_overlap(x);
     return x;
   }
   if (copy_only && !out.defined()) return clone(x);

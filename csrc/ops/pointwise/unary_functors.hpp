@@ -11,6 +11,7 @@
 #include "ops/element_access.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/math_functions.hpp"
+#include "ops/pointwise/dtype_steps.hpp"
 #include "ops/pointwise/unary.hpp"
 #include "runtime/errors.hpp"
 
@@ -90,11 +91,12 @@ struct TruncF {
 template <typename C>
 struct RoundF {  // half to even; decimals != 0 scales by 10^|decimals|
   C scale;
-  int8_t mode;  // 0: none, 1: multiply first, -1: divide first
+  int8_t mode;      // 0: none, 1: multiply first, -1: divide first
+  int8_t round_to;  // dtype_steps.hpp: torch's CUDA kernel scales in float16/bfloat16
   EMBER_HD_INLINE C operator()(C x) const {
     if (mode == 0) return m::nearbyint(x);
-    if (mode > 0) return m::nearbyint(x * scale) / scale;
-    return m::nearbyint(x / scale) * scale;
+    if (mode > 0) return m::nearbyint(round_step(x * scale, round_to)) / scale;
+    return m::nearbyint(round_step(x / scale, round_to)) * scale;
   }
 };
 template <typename C>
@@ -180,16 +182,20 @@ void dispatch_unary_math(UnaryOp op, const ElementwiseIter& it, Runner& r) {
   return dispatch_unary_math_c<float>(op, r);
 }
 
+// round_to: torch's CPU kernel scales in float (opmath); its CUDA kernel in
+// the dtype itself (10^|decimals| and x * 10^decimals rounded to float16 or
+// bfloat16: 10^5 is inf in float16 there).
 template <typename C>
-RoundF<C> round_functor(int64_t decimals) {
-  if (decimals == 0) return RoundF<C>{C(1), 0};
+RoundF<C> round_functor(int64_t decimals, int round_to) {
+  if (decimals == 0) return RoundF<C>{C(1), 0, 0};
   double s = 1;
   for (int64_t i = 0; i < (decimals < 0 ? -decimals : decimals); ++i) s *= 10;
-  return RoundF<C>{C(s), int8_t(decimals > 0 ? 1 : -1)};
+  return RoundF<C>{round_step(C(s), round_to), int8_t(decimals > 0 ? 1 : -1),
+                   int8_t(round_to)};
 }
 
 template <typename C, typename Runner>
-void dispatch_unary_basic_c(UnaryOp op, const UnaryArgs& a, Runner& r) {
+void dispatch_unary_basic_c(UnaryOp op, const UnaryArgs& a, Runner& r, int round_to) {
   constexpr bool kFloat = std::is_floating_point<C>::value;
   switch (op) {
     case UnaryOp::Neg: return r.template run<C, 1>(NegF<C>{});
@@ -208,7 +214,7 @@ void dispatch_unary_basic_c(UnaryOp op, const UnaryArgs& a, Runner& r) {
       case UnaryOp::Floor: return r.template run<C, 1>(FloorF<C>{});
       case UnaryOp::Ceil: return r.template run<C, 1>(CeilF<C>{});
       case UnaryOp::Trunc: return r.template run<C, 1>(TruncF<C>{});
-      case UnaryOp::Round: return r.template run<C, 1>(round_functor<C>(a.decimals));
+      case UnaryOp::Round: return r.template run<C, 1>(round_functor<C>(a.decimals, round_to));
       case UnaryOp::NanToNum:
         return r.template run<C, 1>(NanToNumF<C>{C(a.nan), C(*a.posinf), C(*a.neginf)});
       default: break;
@@ -219,10 +225,14 @@ void dispatch_unary_basic_c(UnaryOp op, const UnaryArgs& a, Runner& r) {
 
 template <typename Runner>
 void dispatch_unary_basic(UnaryOp op, const ElementwiseIter& it, const UnaryArgs& a, Runner& r) {
+  const int round_to = !it.is_cuda()                         ? 0
+                       : it.common == ScalarType::Float16  ? 1
+                       : it.common == ScalarType::BFloat16 ? 2
+                                                           : 0;
   switch (compute_dtype(it.common)) {
-    case ScalarType::Float32: return dispatch_unary_basic_c<float>(op, a, r);
-    case ScalarType::Float64: return dispatch_unary_basic_c<double>(op, a, r);
-    default: return dispatch_unary_basic_c<int64_t>(op, a, r);
+    case ScalarType::Float32: return dispatch_unary_basic_c<float>(op, a, r, round_to);
+    case ScalarType::Float64: return dispatch_unary_basic_c<double>(op, a, r, round_to);
+    default: return dispatch_unary_basic_c<int64_t>(op, a, r, round_to);
   }
 }
 

@@ -6,8 +6,12 @@
 
 #include "ops/reduce/reduce.hpp"
 
+#include <cmath>
+#include <string>
+
 #include "ops/pointwise/binary.hpp"
 #include "ops/pointwise/compare.hpp"
+#include "ops/pointwise/ternary.hpp"
 #include "ops/pointwise/unary.hpp"
 #include "ops/copy/copy.hpp"
 #include "ops/elementwise.hpp"
@@ -89,6 +93,10 @@ void check_nonempty(ReduceOp op, const Tensor& x, const Dims& dims,
   const char* name = reduce_name(op);
   if (!dims || dims->empty()) {
     if (x.numel() == 0) {
+      if (is_arg(op)) {  // torch's argmax/argmin say it as an IndexError, shorter
+        throw IndexError(detail::str(name, "(): Expected reduction dim to be specified for "
+                                           "input.numel() == 0."));
+      }
       throw Error(detail::str(name, "(): Expected reduction dim to be specified for "
                                          "input.numel() == 0. Specify the reduction dim with the "
                                          "'dim' argument."));
@@ -99,6 +107,88 @@ void check_nonempty(ReduceOp op, const Tensor& x, const Dims& dims,
     if (red[d] && x.sizes()[d] == 0) {
       throw IndexError(detail::str(name, "(): Expected reduction dim ", d,
                                    " to have non-zero size."));
+    }
+  }
+}
+
+// torch's checks of an out= dtype, made before anything else.
+void check_out_dtype(ReduceOp op, const Tensor& x, std::optional<ScalarType> dtype,
+                     const Tensor& out) {
+  const char* name = reduce_name(op);
+  const ScalarType o = out.dtype();
+  switch (op) {
+    case ReduceOp::All:
+    case ReduceOp::Any:
+      if (o != ScalarType::Bool && o != ScalarType::UInt8) {
+        throw Error(detail::str(name, " only supports bool tensor for result, got: ",
+                                torch_scalar_name(o)));
+      }
+      return;
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin:
+      if (o != ScalarType::Int64) {
+        throw Error(detail::str("Expected out tensor to have dtype long int, but got ",
+                                torch_cpp_type_name(o), " instead"));
+      }
+      return;
+    case ReduceOp::Amax:
+    case ReduceOp::Amin:
+      if (o != x.dtype()) {
+        throw Error(detail::str("Expected the dtype for input and out to match, but got ",
+                                torch_scalar_name(x.dtype()), " for input's dtype and ",
+                                torch_scalar_name(o), " for out's dtype."));
+      }
+      return;
+    case ReduceOp::Norm: {
+      const ScalarType r = dtype ? *dtype : x.dtype();
+      if (o != r) {
+        throw Error(detail::str("Expected out tensor to have dtype ", torch_cpp_type_name(r),
+                                ", but got ", torch_cpp_type_name(o), " instead"));
+      }
+      return;
+    }
+    case ReduceOp::LogSumExp:
+      if (!is_floating(o)) {
+        throw Error(detail::str("logsumexp(): Expected floating point type for result tensor, "
+                                "but got: ", torch_scalar_name(o)));
+      }
+      return;
+    case ReduceOp::Sum:
+    case ReduceOp::Prod:
+    case ReduceOp::Mean:
+      if (dtype && o != *dtype) {
+        throw Error(detail::str("Expected out tensor to have dtype ", torch_cpp_type_name(*dtype),
+                                ", but got ", torch_cpp_type_name(o), " instead"));
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+// torch's vector_norm has no identity for p = +-inf: an empty reduction raises.
+void check_norm_identity(ReduceOp op, const ReduceArgs& args, const Tensor& x, const Dims& dims,
+                         const std::vector<bool>& red) {
+  // max-like norms (inf) and the negative ones (min-like) have no identity
+  if (op != ReduceOp::Norm || !(std::isinf(args.p) || args.p < 0)) return;
+  const std::string which = std::isinf(args.p) ? (args.p > 0 ? "inf" : "-inf")
+                            : args.p == std::floor(args.p)
+                                ? std::to_string(static_cast<int64_t>(args.p))
+                                : detail::str(args.p);
+  if (!dims || dims->empty()) {
+    if (x.numel() == 0) {
+      throw Error(detail::str("linalg.vector_norm cannot compute the ", which,
+                              " norm on an empty tensor because the operation does not have an "
+                              "identity"));
+    }
+    return;
+  }
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (red[d] && x.sizes()[d] == 0) {
+      throw Error(detail::str("linalg.vector_norm cannot compute the ", which,
+                              " norm on the dimension ", d,
+                              "because this dimension is empty and the operation does not have "
+                              "an identity"));
     }
   }
 }
@@ -227,6 +317,32 @@ Tensor reduce_complex(ReduceOp op, const Tensor& x, const Dims& dims, bool keepd
   }
 }
 
+// torch's logsumexp step by step (ReduceOps.cpp's logsumexp_out_impl), each
+// step rounded to its dtype: maxes = amax(x) (0 where infinite),
+// sum(exp(x - maxes)) into the result's dtype, log, + maxes. The one-pass
+// kernel (a running max and a rescaled sum in float32/float64, rounded once)
+// is within an ulp of it in float32/float64; float16/bfloat16, and a result
+// of another dtype than x's, round where torch does.
+// The dims marked in `red`, as a dims list.
+Dims dims_of(const std::vector<bool>& red) {
+  std::vector<int64_t> d;
+  for (size_t i = 0; i < red.size(); ++i) {
+    if (red[i]) d.push_back(static_cast<int64_t>(i));
+  }
+  return d;
+}
+
+Tensor logsumexp_steps(const Tensor& x, const std::vector<bool>& red, bool keepdim,
+                       ScalarType rdt) {
+  const Dims dims = dims_of(red);
+  if (x.numel() == 0) return log(reduce(ReduceOp::Sum, exp(x), dims, keepdim, rdt));
+  Tensor mx = reduce(ReduceOp::Amax, x, dims, true);
+  mx = where(unary(UnaryOp::IsInf, mx), Operand(0.0), mx);
+  const Tensor s = log(reduce(ReduceOp::Sum, exp(sub(x, mx)), dims, keepdim, rdt));
+  const Tensor r = add(s, keepdim ? mx : view(mx, reduced_shape(x.sizes(), red, false)));
+  return r.dtype() == rdt ? r : to(r, r.device(), rdt);
+}
+
 }  // namespace
 
 const char* reduce_name(ReduceOp op) {
@@ -237,27 +353,93 @@ const char* reduce_name(ReduceOp op) {
 
 Tensor reduce(ReduceOp op, const Tensor& x_in, const Dims& dims, bool keepdim,
               std::optional<ScalarType> dtype, const ReduceArgs& args, const Tensor& out) {
+  // amax/amin/all/any/norm check out's dtype first; argmax/argmin and
+  // sum/prod/mean after the dims (as torch's meta functions order them)
+  const bool late_out_check = is_arg(op) || op == ReduceOp::Sum || op == ReduceOp::Prod ||
+                              op == ReduceOp::Mean;
+  if (out.defined() && !late_out_check) check_out_dtype(op, x_in, dtype, out);
+  // The dtype the reduction accumulates in and gives: dtype=, else for sum and
+  // prod an out='s dtype (torch's get_dtype_from_result: the input is
+  // converted first, so sum(x, out=uint8) adds uint8 values).
+  std::optional<ScalarType> as = dtype;
+  if (!as && out.defined() && (op == ReduceOp::Sum || op == ReduceOp::Prod)) as = out.dtype();
+  // mean(x, out=o) is sum(x, dtype=o.dtype) / n in torch, and var/std with a
+  // floating out= compute in out's dtype too
+  if (!as && out.defined() &&
+      (op == ReduceOp::Mean || op == ReduceOp::Var || op == ReduceOp::Std) &&
+      is_floating(out.dtype()) && is_floating(x_in.dtype())) {
+    as = out.dtype();
+  }
   Tensor x = x_in;
-  if (dtype && *dtype != x.dtype()) x = to(x, x.device(), *dtype);
+  if (as && *as != x.dtype()) x = to(x, x.device(), *as);
   if (is_complex(x.dtype()) && op != ReduceOp::All && op != ReduceOp::Any) {
     return deliver(reduce_complex(op, x, dims, keepdim, args), out, reduce_name(op));
   }
-  const ScalarType rdt = args.result_dtype ? *args.result_dtype
-                                           : result_dtype(op, x.dtype(), x.is_cuda());
-  const std::vector<bool> red = reduced_dims(dims, x.dim());
+  const ScalarType rdt = args.result_dtype                                   ? *args.result_dtype
+                         : as && (op == ReduceOp::Sum || op == ReduceOp::Prod) ? *as
+                                                                           : result_dtype(op, x.dtype(), x.is_cuda());
+  std::vector<bool> red;
+  if (dims && dims->empty() && (op == ReduceOp::All || op == ReduceOp::Any)) {
+    red.assign(static_cast<size_t>(x.dim()), false);  // torch: all/any over no dims reduce nothing
+  } else {
+    if (dims && dims->empty() && op == ReduceOp::LogSumExp && x.dim() > 0 && !keepdim &&
+        x.numel() > 0) {
+      // torch's logsumexp(dim=()) fails this way (its result keeps no dims)
+      throw Error(detail::str("output with shape [] doesn't match the broadcast shape ",
+                              shape_str(Shape(static_cast<size_t>(x.dim()), 1))));
+    }
+    red = reduced_dims(dims, x.dim());
+  }
+  check_norm_identity(op, args, x, dims, red);
   check_nonempty(op, x, dims, red);
+  // argmax/argmin check out's dtype after the dims (their structured meta
+  // functions); the others before
+  if (out.defined() && late_out_check) check_out_dtype(op, x_in, dtype, out);
   // argmax over everything indexes the flattened (row-major) tensor.
   if (is_arg(op) && (!dims || dims->empty()) && !x.is_contiguous()) x = contiguous(x);
+  if (op == ReduceOp::Mean && !x_in.is_cuda() && x_in.dtype() != rdt &&
+      (rdt == ScalarType::Float16 || rdt == ScalarType::BFloat16)) {
+    // torch's CPU mean into float16/bfloat16 (dtype= or out=) sums the input
+    // converted to float32, not to the dtype, divides, and rounds once (its
+    // CUDA mean converts the input to the dtype first, as below)
+    const Tensor x32 = x_in.dtype() == ScalarType::Float32
+                           ? x_in
+                           : to(x_in, x_in.device(), ScalarType::Float32);
+    const Tensor m = reduce(ReduceOp::Mean, x32, dims_of(red), keepdim);
+    return deliver(to(m, m.device(), rdt), out, reduce_name(op));
+  }
+  if (op == ReduceOp::Norm) {
+    // torch's linalg.vector_norm over dims of size 1 only is |x| (x != 0 for
+    // p = 0), computed elementwise: norm(1e-39, p=3) is 1e-39, not 0.
+    // (A 0-d input with a dim given reads a size it does not have in torch, and
+    // takes the reduction: norm(bfloat16 3e-38, dim=0) underflows to 0 there.)
+    bool ones = x.dim() > 0 || !dims || dims->empty();
+    for (int64_t d = 0; d < x.dim(); ++d) ones = ones && (!red[d] || x.sizes()[d] == 1);
+    if (ones) {
+      const Tensor v = args.p == 0.0 ? to(compare(CompareOp::Ne, x, 0), x.device(), rdt)
+                                     : (x.dtype() == rdt ? abs(x) : to(abs(x), x.device(), rdt));
+      return deliver(reshape(v, reduced_shape(x.sizes(), red, keepdim)), out, reduce_name(op));
+    }
+  }
   const Tensor kx = kernel_input(op, x);
+  if (op == ReduceOp::LogSumExp && !args.result_dtype && !args.lse_relative &&
+      (kx.dtype() == ScalarType::Float16 || kx.dtype() == ScalarType::BFloat16 ||
+       (out.defined() && out.dtype() != rdt))) {
+    return deliver(logsumexp_steps(kx, red, keepdim, out.defined() ? out.dtype() : rdt), out,
+                   reduce_name(op));
+  }
+  // all/any write bool or uint8 into out= whatever the input (torch's kernels)
+  const ScalarType odt =
+      (op == ReduceOp::All || op == ReduceOp::Any) && out.defined() ? out.dtype() : rdt;
   const ReducePlan plan = make_reduce_plan(kx, red);
-  const Tensor result = Tensor::empty(plan.out_shape, rdt, x.device());
+  const Tensor result = Tensor::empty(plan.out_shape, odt, x.device());
   ReduceParams params{op, kx.dtype(), plan.reduced, args};
   ReduceOutputs outs;
   if (is_arg(op)) {
     outs.indices = static_cast<int64_t*>(result.data_ptr());
   } else {
     outs.values = static_cast<char*>(result.data_ptr());
-    outs.values_dtype = rdt;
+    outs.values_dtype = odt;
   }
   run(plan, params, outs);
   Tensor shaped = result;

@@ -34,6 +34,8 @@ struct ReduceArgs {
   // Results in this dtype instead of torch's (internal: softmax keeps its
   // logsumexp in float32 for float16 inputs).
   std::optional<ScalarType> result_dtype;
+  // logsumexp gives log(sum(exp(x - max))) without max (internal: softmax).
+  bool lse_relative = false;
 };
 
 Tensor reduce(ReduceOp op, const Tensor& x, const Dims& dims, bool keepdim,

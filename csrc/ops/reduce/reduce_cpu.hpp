@@ -45,8 +45,11 @@ struct Rows {
     return acc[0];
   }
 
+  // As many accumulators as the contiguous leaf, so that a strided row (a
+  // permuted or expanded input) sums as accurately: with 8, each folded up to
+  // 512 elements in order (4099 copies of -5.9123 summed to 0.03 off).
   Acc leaf_strided(const In* x, int64_t lo, int64_t hi) const {
-    constexpr int K = 8;
+    constexpr int K = 64;
     Acc acc[K];
     for (int k = 0; k < K; ++k) acc[k] = op.identity();
     int64_t i = lo;

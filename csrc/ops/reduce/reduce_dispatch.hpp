@@ -67,7 +67,7 @@ void dispatch_reduce_arith(const ReduceParams& p, Runner& r) {
         case ReduceOp::Std:
           return r.template run<In>(VarR<C>{C(p.args.correction), p.op == ReduceOp::Std});
         case ReduceOp::Norm: return r.template run<In>(NormR<C>{norm_kind(p.args.p), C(p.args.p)});
-        case ReduceOp::LogSumExp: return r.template run<In>(LogSumExpR<C>{});
+        case ReduceOp::LogSumExp: return r.template run<In>(LogSumExpR<C>{p.args.lse_relative});
         default: break;
       }
     }

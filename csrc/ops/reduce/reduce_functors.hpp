@@ -205,9 +205,14 @@ struct LogSumExpR {
     if (x == -C(INFINITY)) return a;
     return combine(a, acc_t{x, C(1)});
   }
-  EMBER_HD_INLINE C project(acc_t a) const {
-    if (a.sum == C(0)) return -C(INFINITY);
-    return a.max + m::log(a.sum);
+  // max + log(sum), in double. `relative` gives log(sum) alone, the sum
+  // being of exp(x - max): softmax subtracts max and log(sum) in turn (as
+  // torch), since max + log(sum) rounds away log(sum) where max is large.
+  bool relative = false;
+  EMBER_HD_INLINE double project(acc_t a) const {
+    if (a.sum == C(0)) return -static_cast<double>(INFINITY);
+    const double l = m::log(static_cast<double>(a.sum));
+    return relative ? l : static_cast<double>(a.max) + l;
   }
 };
 

@@ -58,13 +58,33 @@ void scan_cpu(ScanOp op, const ScanPlan& p, ScalarType in, ScalarType) {
 
 Tensor scan(ScanOp op, const Tensor& x_in, int64_t dim, std::optional<ScalarType> dtype,
             const Tensor& out) {
+  const char* name = op == ScanOp::Sum ? "cumsum" : "cumprod";
+  wrap_dim(dim, x_in.dim());  // IndexError for a bad dim before the dtype checks (torch's order)
+  if (out.defined() && out.is_same(x_in) && dtype && *dtype != x_in.dtype()) {
+    throw Error(detail::str("Bad in-place call: input tensor dtype ",
+                            torch_cpp_type_name(x_in.dtype()), " and output tensor dtype ",
+                            torch_cpp_type_name(*dtype), " should match"));
+  }
+  // The dtype the scan runs in and gives: dtype=, else an out='s dtype (torch
+  // converts the input first: cumsum(x, out=int64) adds int64 values), else
+  // int64 for integers and bool, the input's for floats.
+  const std::optional<ScalarType> as = dtype ? dtype : out.defined() ? std::optional(out.dtype())
+                                                                     : std::nullopt;
   Tensor x = x_in;
-  if (dtype && *dtype != x.dtype()) x = to(x, x.device(), *dtype);
-  const ScalarType rdt = is_integral(x.dtype(), true) ? ScalarType::Int64 : x.dtype();
+  if (as && *as != x.dtype()) x = to(x, x.device(), *as);
+  const ScalarType rdt =
+      as ? *as : is_integral(x.dtype(), true) ? ScalarType::Int64 : x.dtype();
+  if (out.defined() && !out.is_same(x_in) && dtype && out.dtype() != *dtype) {
+    throw Error(detail::str("Expected out tensor to have dtype ", torch_cpp_type_name(*dtype),
+                            ", but got ", torch_cpp_type_name(out.dtype()), " instead"));
+  }
   const int64_t d = wrap_dim(dim, x.dim());
   if (x.dtype() == ScalarType::Int8 || x.dtype() == ScalarType::Int16) {
     x = to(x, x.device(), ScalarType::Int32);  // exact; the kernels read int32
   }
+  // The kernels write int64 for integer and bool inputs: narrower results are
+  // converted afterwards (wrapping as torch's accumulation in the narrow type).
+  const ScalarType kernel_rdt = is_integral(rdt, true) ? ScalarType::Int64 : rdt;
   Tensor result;
   if (is_complex(x.dtype())) {
     // cumsum of complex values is the cumsum of both parts: the real view's
@@ -74,7 +94,7 @@ Tensor scan(ScanOp op, const Tensor& x_in, int64_t dim, std::optional<ScalarType
     }
     result = x.dim() == 0 ? clone(x) : view_as_complex(scan(op, view_as_real(x), d));
   } else {
-    result = Tensor::empty(x.sizes(), rdt, x.device());
+    result = Tensor::empty(x.sizes(), kernel_rdt, x.device());
   }
   if (x.numel() > 0 && !is_complex(x.dtype())) {
     ScanPlan p;
@@ -98,16 +118,17 @@ Tensor scan(ScanOp op, const Tensor& x_in, int64_t dim, std::optional<ScalarType
     p.lines = p.kept.numel;
     if (x.is_cuda()) {
 #if EMBER_WITH_CUDA
-      internal::scan_cuda(op, p, x.dtype(), rdt, x.device().index);
+      internal::scan_cuda(op, p, x.dtype(), kernel_rdt, x.device().index);
 #endif
     } else {
-      internal::scan_cpu(op, p, x.dtype(), rdt);
+      internal::scan_cpu(op, p, x.dtype(), kernel_rdt);
     }
   }
+  if (kernel_rdt != rdt) result = to(result, result.device(), rdt);
   if (!out.defined()) return result;
   check_same_device(out, result);
   check_can_cast(rdt, out.dtype());
-  EMBER_CHECK(out.sizes() == result.sizes(), op == ScanOp::Sum ? "cumsum" : "cumprod",
+  EMBER_CHECK(out.sizes() == result.sizes(), name,
               "(): out= has shape ", shape_str(out.sizes()), " but the result has shape ",
               shape_str(result.sizes()));
   copy_(out, result);

@@ -18,55 +18,60 @@ namespace ember::ops {
 namespace {
 
 struct Prepared {
-  Tensor x, lse;
-  ScalarType common;  // the compute dtype: float32 or float64
+  Tensor x, max, logsum;  // per row: the max (x's dtype), log(sum(exp(x - max))) in float64
 };
 
 Prepared prepare(const Tensor& x_in, int64_t dim, std::optional<ScalarType> dtype,
                  const char* name) {
   Prepared p;
+  wrap_dim(dim, x_in.dim());  // IndexError for a bad dim, before the dtype's error (as torch)
   p.x = dtype && *dtype != x_in.dtype() ? to(x_in, x_in.device(), *dtype) : x_in;
+  if (p.x.numel() == 0) return p;  // nothing to reduce (torch returns the empty tensor for any dtype)
   if (!is_floating(p.x.dtype())) not_implemented(name, p.x.dtype(), p.x.is_cuda());
-  p.common = p.x.dtype() == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
-  wrap_dim(dim, p.x.dim());  // IndexError for a bad dim
   ReduceArgs args;
-  args.result_dtype = p.common;
-  p.lse = reduce(ReduceOp::LogSumExp, p.x, std::vector<int64_t>{dim}, true, std::nullopt, args);
+  args.result_dtype = ScalarType::Float64;
+  args.lse_relative = true;
+  const std::vector<int64_t> dims{dim};
+  p.max = reduce(ReduceOp::Amax, p.x, dims, true);
+  p.logsum = reduce(ReduceOp::LogSumExp, p.x, dims, true, std::nullopt, args);
   return p;
+}
+
+Tensor softmax_like(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype, bool log) {
+  const Prepared p = prepare(x, dim, dtype, log ? "log_softmax" : "softmax");
+  if (p.x.numel() == 0) return Tensor::empty(p.x.sizes(), p.x.dtype(), p.x.device());
+  const Operand a(p.x), b(p.max), c(p.logsum);
+  // (x - max) - log(sum) as torch, in double, rounded once into x's dtype.
+  const ElementwiseSpec spec{log ? "log_softmax" : "softmax", ScalarType::Float64, p.x.dtype(),
+                             ScalarType::Float64, false};
+  const Tensor out = Tensor::empty_strided(p.x.sizes(), dense_strides_like(p.x.sizes(), p.x.strides()),
+                                           p.x.dtype(), p.x.device());
+  const ElementwiseIter it = make_elementwise(spec, out, false, {&a, &b, &c});
+  if (it.is_cuda()) {
+#if EMBER_WITH_CUDA
+    internal::exp_diff_cuda(it, log);
+#endif
+  } else {
+    internal::exp_diff_cpu(it, log);
+  }
+  return it.out;
 }
 
 }  // namespace
 
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
-  const Prepared p = prepare(x, dim, dtype, "softmax");
-  const Operand a(p.x), b(p.lse);
-  const ElementwiseSpec spec{"softmax", p.common, p.x.dtype(), p.common, false};
-  const Tensor out = Tensor::empty_strided(p.x.sizes(), dense_strides_like(p.x.sizes(), p.x.strides()),
-                                           p.x.dtype(), p.x.device());
-  const ElementwiseIter it = make_elementwise(spec, out, false, {&a, &b});
-  if (it.is_cuda()) {
-#if EMBER_WITH_CUDA
-    internal::exp_diff_cuda(it);
-#endif
-  } else {
-    internal::exp_diff_cpu(it);
-  }
-  return it.out;
+  return softmax_like(x, dim, dtype, false);
 }
 
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
-  const Prepared p = prepare(x, dim, dtype, "log_softmax");
-  // x - lse computed in the float32/float64 common dtype, rounded once into x's dtype.
-  const Tensor out = Tensor::empty_strided(p.x.sizes(), dense_strides_like(p.x.sizes(), p.x.strides()),
-                                           p.x.dtype(), p.x.device());
-  return binary(BinaryOp::Sub, p.x, p.lse, {}, out);
+  return softmax_like(x, dim, dtype, true);
 }
 
 namespace internal {
 
-void exp_diff_cpu(const ElementwiseIter& it) {
+void exp_diff_cpu(const ElementwiseIter& it, bool log) {
   CpuRunner r{it, kElementwiseGrain / 16};
-  dispatch_exp_diff(it, r);
+  dispatch_exp_diff(it, log, r);
 }
 
 }  // namespace internal

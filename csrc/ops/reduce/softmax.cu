@@ -5,9 +5,9 @@
 
 namespace ember::ops::internal {
 
-void exp_diff_cuda(const ElementwiseIter& it) {
+void exp_diff_cuda(const ElementwiseIter& it, bool log) {
   CudaRunner r{it};
-  dispatch_exp_diff(it, r);
+  dispatch_exp_diff(it, log, r);
 }
 
 }  // namespace ember::ops::internal

@@ -15,9 +15,9 @@ Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = s
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 
 namespace internal {
-void exp_diff_cpu(const ElementwiseIter& it);
+void exp_diff_cpu(const ElementwiseIter& it, bool log);
 #if EMBER_WITH_CUDA
-void exp_diff_cuda(const ElementwiseIter& it);
+void exp_diff_cuda(const ElementwiseIter& it, bool log);
 #endif
 }  // namespace internal
 

@@ -29,3 +29,90 @@ class min(tuple[Tensor, Tensor]):
     @property
     def indices(self) -> Tensor: ...
     def __reduce__(self) -> tuple[Any, ...]: ...
+
+
+class aminmax(tuple[Tensor, Tensor]):
+    _fields: Final[tuple[str, str]]
+    _field_defaults: Final[dict[str, Any]]
+    __match_args__: Final = ("min", "max")
+    @property
+    def min(self) -> Tensor: ...
+    @property
+    def max(self) -> Tensor: ...
+    def __new__(cls, min: Tensor, max: Tensor) -> aminmax: ...
+    def __getnewargs__(self) -> tuple[Tensor, Tensor]: ...
+    @classmethod
+    def _make(cls, iterable: Any) -> aminmax: ...
+    def _asdict(self) -> dict[str, Tensor]: ...
+    def _replace(self, **kwargs: Tensor) -> aminmax: ...
+
+    # ---- no hand-written signature: from the docstrings ----
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class frexp(tuple[Tensor, Tensor]):
+    _fields: Final[tuple[str, str]]
+    _field_defaults: Final[dict[str, Any]]
+    __match_args__: Final = ("mantissa", "exponent")
+    @property
+    def mantissa(self) -> Tensor: ...
+    @property
+    def exponent(self) -> Tensor: ...
+    def __new__(cls, mantissa: Tensor, exponent: Tensor) -> frexp: ...
+    def __getnewargs__(self) -> tuple[Tensor, Tensor]: ...
+    @classmethod
+    def _make(cls, iterable: Any) -> frexp: ...
+    def _asdict(self) -> dict[str, Tensor]: ...
+    def _replace(self, **kwargs: Tensor) -> frexp: ...
+
+    # ---- no hand-written signature: from the docstrings ----
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+# ---- no hand-written signature: from the docstrings, else generic ----
+
+
+class cummax:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class cummin:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class histogram:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class kthvalue:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class median:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class mode:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class nanmedian:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class sort:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class topk:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]

@@ -17,15 +17,17 @@ def __getattr__(name):
     if name in ("gradcheck", "gradgradcheck", "GradcheckError"):
         return getattr(importlib.import_module("ember.autograd._gradcheck"), name)
     if name in ("Function", "FunctionCtx"):
-        return getattr(importlib.import_module("ember.autograd._function"), name)
-    if name == "graph":
-        return importlib.import_module("ember.autograd.graph")
+        return getattr(importlib.import_module("ember.autograd.function"), name)
+    if name == "Variable":
+        return importlib.import_module("ember.autograd.variable").Variable
+    if name in ("graph", "function", "variable"):
+        return importlib.import_module("ember.autograd." + name)
     raise AttributeError(f"module 'ember.autograd' has no attribute {name!r}")
 
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "gradcheck", "gradgradcheck",
-           "GradcheckError", "Function", "graph"]
+           "GradcheckError", "Function", "graph", "Variable", "function", "variable"]
 
 
 def _tensor_or_tensors_to_tuple(tensors, length):

@@ -10,6 +10,7 @@ _c = _C.cuda
 
 CudaError = _c.CudaError
 OutOfMemoryError = _c.OutOfMemoryError
+CompileError = _c.CompileError
 
 is_available = _c.is_available
 device_count = _c.device_count
@@ -35,6 +36,8 @@ current_stream = _c.current_stream
 default_stream = _c.default_stream
 set_stream = _c.set_stream
 _sleep = _c._sleep
+set_sync_debug_mode = _c.set_sync_debug_mode  # csrc/runtime/sync_debug.hpp
+get_sync_debug_mode = _c.get_sync_debug_mode
 from ember.cuda import memory  # noqa: E402
 from ember.cuda.memory import (  # noqa: E402
     _host_alloc,
@@ -107,7 +110,7 @@ __all__ = [
     "caching_allocator_alloc", "caching_allocator_delete", "caching_allocator_record_stream",
     "set_per_process_memory_fraction", "get_per_process_memory_fraction", "memory_snapshot",
     "host_memory_stats", "host_memory_stats_as_nested_dict", "reset_peak_host_memory_stats",
-    "reset_accumulated_host_memory_stats",
+    "reset_accumulated_host_memory_stats", "set_sync_debug_mode", "get_sync_debug_mode",
 ]
 
 from ember.cuda import streams  # noqa: E402  (torch.cuda.streams' place)
@@ -123,8 +126,26 @@ __all__ += ["random", "get_rng_state", "get_rng_state_all", "initial_seed", "man
             "manual_seed_all", "seed", "seed_all", "set_rng_state", "set_rng_state_all"]
 
 
+# Kernels compiled at run time (CuPy's RawKernel/RawModule in _raw.py, torch's
+# jiterator; csrc/ops/jit/): imported on first use (making RawKernel's class costs
+# ~1 ms), and nothing compiles or opens NVRTC before a kernel's first launch.
+__all__ += ["CompileError", "RawKernel", "RawModule", "jiterator"]
+
+
 def __getattr__(name):
-    if name == "amp":  # torch.cuda.amp's deprecated aliases, imported on first use
-        import importlib
-        return importlib.import_module("ember.cuda.amp")
+    import importlib
+    if name in ("amp", "jiterator"):  # imported on first use (amp: torch.cuda.amp's aliases)
+        return importlib.import_module("ember.cuda." + name)
+    if name in ("RawKernel", "RawModule"):
+        return getattr(importlib.import_module("ember.cuda._raw"), name)
     raise AttributeError(f"module 'ember.cuda' has no attribute {name!r}")
+
+# torch.cuda's deprecated aliases, capability questions and NVML readings.
+from ember.cuda import _extras  # noqa: E402
+from ember.cuda._extras import *  # noqa: E402,F401,F403
+
+# The legacy CUDA tensor types (ember.cuda.FloatTensor...; ember/_tensor_types.py).
+from ember import _tensor_types  # noqa: E402
+
+globals().update(_tensor_types.CUDA_TYPES)
+__all__ += [*_extras.__all__, *_tensor_types.CUDA_TYPES]

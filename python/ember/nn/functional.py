@@ -69,15 +69,33 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return out
 
 
+_REDUCED_FLOATS = (ember.float16, ember.bfloat16)
+
+
+def _opmath(input):
+    """torch's kernels compute float16/bfloat16 in float32 and round once: the
+    compositions below do the same (softplus(float16 11.5) is 11.5, not inf)."""
+    return input.float() if input.dtype in _REDUCED_FLOATS else input
+
+
+def _rounded(out, input):
+    return out.to(input.dtype) if out.dtype != input.dtype else out
+
+
 def elu(input, alpha=1.0, inplace=False):
-    return ember.where(input > 0, input, (ember.exp(input) - 1) * alpha)
+    """x for x > 0, alpha * expm1(x) otherwise (expm1: exact near 0, as torch)."""
+    x = _opmath(input)
+    out = _rounded(ember.where(x > 0, x, ember.expm1(x) * alpha), input)
+    return input.copy_(out) if inplace else out
 
 
 def softplus(input, beta=1.0, threshold=20.0):
     if _ac_on():
         input, = _ac_fp32(2, input)
-    scaled = input * beta
-    return ember.where(scaled > threshold, input, ember.log1p(ember.exp(scaled)) / beta)
+    x = _opmath(input)
+    scaled = x * beta
+    return _rounded(ember.where(scaled > threshold, x, ember.log1p(ember.exp(scaled)) / beta),
+                    input)
 
 
 def _softmax_dim(ndim):
@@ -233,6 +251,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         bad = ((t < 0) | (t >= c)) & (t != ignore_index)
         if bool(bad.any()):
             raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    elif t.numel():
+        # no host wait: a bad target is recorded on the device and raised as IndexError at
+        # the next synchronising call (runtime/device_error.hpp)
+        ember._C._index.check_index_range(t, c, 1, ignore_index, "nll_loss", False, 0)
     w = _target_weights(x, t, weight, ignore_index)
     loss = -(x * w).sum(1)
     if reduction == "none":
@@ -398,3 +420,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         with ember.no_grad():
             _embedding_renorm_(weight, input, max_norm, norm_type)
     return _embedding(weight, input, padding_idx, scale_grad_by_freq)
+
+
+# Short compositions of the ops above (celu, selu, pad, pixel_shuffle, the 1-d conv and pools,
+# group/instance/rms norm, the feature and alpha dropouts, more losses): nn/_functional_composite.py
+from ember.nn import _functional_composite as _fc  # noqa: E402
+from ember.nn._functional_composite import *  # noqa: E402,F401,F403
+__all__ += _fc.__all__

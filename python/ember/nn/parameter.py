@@ -32,5 +32,9 @@ class Parameter(Tensor):
         return result
 
     def __reduce_ex__(self, proto):
-        raise TypeError("ember tensors are not pickled: save them with ember.save(obj, path), "
-                        "which stores tensors in a safe format")
+        # torch's form: the data (pickled as a tensor) and requires_grad
+        return (_rebuild_parameter, (self.detach(), self.requires_grad))
+
+
+def _rebuild_parameter(data, requires_grad):
+    return Parameter(data, requires_grad)

@@ -19,3 +19,24 @@ __all__ = ["Module", "RemovableHandle", "Sequential", "ModuleList", "ModuleDict"
            "Unflatten", "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss",
            "BCELoss", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d",
            "BatchNorm2d", "LayerNorm", "Embedding"]
+
+# Layers over the composite functions of nn/_functional_composite.py.
+from ember.nn.modules import pixelshuffle as _pix, distance as _dist, padding as _pad  # noqa: E402
+from ember.nn.modules.activation import CELU, SELU, Hardshrink, Threshold, PReLU, RReLU  # noqa: E402,F401,E501
+from ember.nn.modules.dropout import (  # noqa: E402,F401
+    Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout)
+from ember.nn.modules.pooling import MaxPool1d, AvgPool1d, AdaptiveAvgPool1d  # noqa: E402,F401
+from ember.nn.modules.loss import (  # noqa: E402,F401
+    CosineEmbeddingLoss, HingeEmbeddingLoss, MarginRankingLoss, KLDivLoss, PoissonNLLLoss,
+    TripletMarginLoss)
+from ember.nn.modules.normalization import GroupNorm, RMSNorm  # noqa: E402,F401
+from ember.nn.modules.linear import Bilinear  # noqa: E402,F401
+from ember.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle  # noqa: E402,F401,E501
+from ember.nn.modules.distance import CosineSimilarity, PairwiseDistance  # noqa: E402,F401
+from ember.nn.modules.padding import *  # noqa: E402,F401,F403
+
+__all__ += ["CELU", "SELU", "Hardshrink", "Threshold", "PReLU", "RReLU", "Dropout1d", "Dropout2d",
+            "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "MaxPool1d", "AvgPool1d",
+            "AdaptiveAvgPool1d", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
+            "KLDivLoss", "PoissonNLLLoss", "TripletMarginLoss", "GroupNorm", "RMSNorm",
+            "Bilinear", *_pix.__all__, *_dist.__all__, *_pad.__all__]

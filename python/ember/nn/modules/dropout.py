@@ -2,7 +2,7 @@
 from ember.nn import functional as F
 from ember.nn.modules.module import Module
 
-__all__ = ["Dropout", "Flatten", "Unflatten"]
+__all__ = ["Dropout", "Flatten", "Unflatten", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class Dropout(Module):
@@ -49,3 +49,39 @@ class Unflatten(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class _DropoutNd(Module):
+    _fn = None
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input):
+        return type(self)._fn(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(_DropoutNd):
+    _fn = staticmethod(F.dropout1d)
+
+
+class Dropout2d(_DropoutNd):
+    _fn = staticmethod(F.dropout2d)
+
+
+class Dropout3d(_DropoutNd):
+    _fn = staticmethod(F.dropout3d)
+
+
+class AlphaDropout(_DropoutNd):
+    _fn = staticmethod(F.alpha_dropout)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    _fn = staticmethod(F.feature_alpha_dropout)

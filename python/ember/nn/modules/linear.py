@@ -7,7 +7,7 @@ from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
-__all__ = ["Identity", "Linear"]
+__all__ = ["Identity", "Linear", "Bilinear"]
 
 
 class Identity(Module):
@@ -52,3 +52,33 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    """y = x1^T A x2 + b; torch's initialisation: uniform in +-1/sqrt(in1_features)."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.in1_features, self.in2_features, self.out_features = (in1_features, in2_features,
+                                                                   out_features)
+        self.weight = Parameter(ember.empty((out_features, in1_features, in2_features),
+                                            device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(ember.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

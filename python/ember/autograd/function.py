@@ -1,16 +1,25 @@
-"""ember.autograd.Function: user-defined operations with their own backward
-(torch.autograd.Function, the ``forward(ctx, ...)`` / ``backward(ctx, ...)`` form).
+"""ember.autograd.function (torch.autograd.function): user-defined operations with their
+own backward, ``Function``, in both of torch's forms:
+
+- ``forward(ctx, *args)`` and ``backward(ctx, *grads)``;
+- ``forward(*args)`` without ctx plus ``setup_context(ctx, inputs, output)``, which
+  saves what backward needs (torch 2's form, the one functorch transforms require).
 
 ``forward`` runs without recording a graph; when an input requires grad, one
 node is recorded whose backward calls ``backward(ctx, *grad_outputs)`` (with
 the GIL, from the C++ engine). ``ctx.save_for_backward`` keeps tensors with
 their version, checked when ``ctx.saved_tensors`` is read, and freed after a
-backward pass without retain_graph, as for built-in ops.
+backward pass without retain_graph, as for built-in ops. Outputs whose gradient
+never arrives get zeros in their place, from the engine (``ctx.set_materialize_grads(False)``
+makes it pass None instead); ``ctx.mark_non_differentiable`` outputs get no history;
+``@once_differentiable`` runs a backward without recording it.
 """
+import functools
+
 from ember import _C
 from ember.autograd.grad_mode import no_grad
 
-__all__ = ["Function", "FunctionCtx"]
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 _FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
           "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -83,12 +92,25 @@ class Function(metaclass=_FunctionMeta):
                                   "your custom autograd.Function to use it with backward mode "
                                   "AD.")
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Overridden (with a ``forward`` that takes no ctx) to save what backward needs."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
-    def apply(cls, *args):
+    def _new_style(cls):
+        return cls.setup_context is not Function.setup_context
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(_C.is_tensor(a) and a.requires_grad for a in args)
         with no_grad():
-            outputs = cls.forward(ctx, *args)
+            if cls._new_style():
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         # An input returned as is gets an alias of its own: the node's history
@@ -100,3 +122,51 @@ class Function(metaclass=_FunctionMeta):
         _C._record_function(cls._backward_name, cls.backward, ctx, args, outs,
                             ctx._non_differentiable)
         return outputs
+
+
+_TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class _DelayedError(Function):
+    """What a once_differentiable backward returns when its gradients require grad: the
+    values as they are, with a node whose backward raises (a double backward through it)."""
+
+    @staticmethod
+    def forward(ctx, *tensors):
+        return tensors[0] if len(tensors) == 1 else tensors
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(_TWICE)
+
+
+def once_differentiable(fn):
+    """Decorates a backward that cannot itself be differentiated: it runs without recording
+    a graph; where its incoming gradients require grad (a backward with create_graph=True
+    that is itself differentiated), its results get a node that raises torch's
+    "trying to differentiate twice" error when a second backward reaches it."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not _C.is_grad_enabled():
+            return outputs
+        if not any(_C.is_tensor(a) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        where = [i for i, o in enumerate(outs) if _C.is_tensor(o)]
+        if not where:
+            return outputs
+        fakes = []
+        for i in where:
+            t = outs[i].detach()
+            t.requires_grad_(True)
+            fakes.append(t)
+        wrapped = _DelayedError.apply(*fakes)
+        wrapped = (wrapped,) if len(fakes) == 1 else wrapped
+        result = list(outs)
+        for i, w in zip(where, wrapped):
+            result[i] = w
+        return result[0] if single else tuple(result)
+    return wrapper
