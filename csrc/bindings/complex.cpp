@@ -28,6 +28,12 @@ Tensor run(const Tensor& x, F&& f) {
 
 Tensor optional_out(py::handle out, const char* fn) { return out_arg(out.ptr(), fn); }
 
+// The result, or the out= object itself when one was given (torch returns it).
+py::object complex_result_obj(Tensor r, py::handle out) {
+  if (!out.is_none()) return py::reinterpret_borrow<py::object>(out);
+  return py::cast(std::move(r));
+}
+
 // self.real = value / self.imag = value: copies value into the part.
 void set_part(const Tensor& part, py::handle value, const char* fn) {
   if (is_tensor(value)) {
@@ -63,12 +69,19 @@ void bind_complex(py::module_& m) {
   const char* conj_doc =
       "The complex conjugate: a new tensor (ember has no lazy conjugate bit, so is_conj() is "
       "False); this tensor itself for real dtypes.";
-  cls.def("conj", [](const Tensor& t) { return run(t, [&] { return autograd::conj(t); }); },
-          conj_doc);
-  m.def("conj", [](const Tensor& t) { return run(t, [&] { return autograd::conj(t); }); },
-        py::arg("input"), conj_doc);
-  cls.def("conj_physical",
-          [](const Tensor& t) { return run(t, [&] { return autograd::conj_physical(t); }); });
+  // A real tensor's conj() is the tensor itself (the same Python object).
+  const auto conj_obj = [](py::object self) -> py::object {
+    const Tensor& t = tensor_arg(self);
+    if (!is_complex(t.dtype())) return self;
+    return py::cast(run(t, [&] { return autograd::conj(t); }));
+  };
+  cls.def("conj", conj_obj, conj_doc);
+  m.def("conj", conj_obj, py::arg("input"), conj_doc);
+  cls.def("conj_physical", [](py::object self) -> py::object {
+    const Tensor& t = tensor_arg(self);
+    if (!is_complex(t.dtype())) return self;  // torch: the input itself
+    return py::cast(run(t, [&] { return autograd::conj_physical(t); }));
+  });
   cls.def("conj_physical_", [](py::object self) {
     const Tensor& t = tensor_arg(self);
     run(t, [&] { return autograd::conj_physical(t, t, true); });
@@ -76,9 +89,11 @@ void bind_complex(py::module_& m) {
   });
   m.def(
       "conj_physical",
-      [](const Tensor& t, py::handle out) {
+      [](py::object self, py::handle out) -> py::object {
+        const Tensor& t = tensor_arg(self, "input");
+        if (!is_complex(t.dtype()) && out.is_none()) return self;
         const Tensor o = optional_out(out, "conj_physical");
-        return run(t, [&] { return autograd::conj_physical(t, o); });
+        return complex_result_obj(run(t, [&] { return autograd::conj_physical(t, o); }), out);
       },
       py::arg("input"), py::kw_only(), py::arg("out") = py::none());
   for (const char* name : {"resolve_conj", "resolve_neg"}) {
@@ -96,7 +111,7 @@ void bind_complex(py::module_& m) {
       "angle",
       [](const Tensor& t, py::handle out) {
         const Tensor o = optional_out(out, "angle");
-        return run(t, [&] { return autograd::angle(t, o); });
+        return complex_result_obj(run(t, [&] { return autograd::angle(t, o); }), out);
       },
       py::arg("input"), py::kw_only(), py::arg("out") = py::none(),
       "The argument of complex values (a real tensor); pi for negative real values, else 0.");
@@ -110,7 +125,7 @@ void bind_complex(py::module_& m) {
       "sgn",
       [](const Tensor& t, py::handle out) {
         const Tensor o = optional_out(out, "sgn");
-        return run(t, [&] { return autograd::sgn(t, o); });
+        return complex_result_obj(run(t, [&] { return autograd::sgn(t, o); }), out);
       },
       py::arg("input"), py::kw_only(), py::arg("out") = py::none(),
       "z / |z| for complex values (0 for 0); sign for real ones.");
@@ -120,7 +135,7 @@ void bind_complex(py::module_& m) {
       "complex",
       [](const Tensor& re, const Tensor& im, py::handle out) {
         const Tensor o = optional_out(out, "complex");
-        return run(re, [&] { return autograd::complex(re, im, o); });
+        return complex_result_obj(run(re, [&] { return autograd::complex(re, im, o); }), out);
       },
       py::arg("real"), py::arg("imag"), py::kw_only(), py::arg("out") = py::none(),
       "real + i imag from two float16/float32/float64 tensors of one dtype (broadcast).");
@@ -128,7 +143,7 @@ void bind_complex(py::module_& m) {
       "polar",
       [](const Tensor& abs, const Tensor& angle, py::handle out) {
         const Tensor o = optional_out(out, "polar");
-        return run(abs, [&] { return autograd::polar(abs, angle, o); });
+        return complex_result_obj(run(abs, [&] { return autograd::polar(abs, angle, o); }), out);
       },
       py::arg("abs"), py::arg("angle"), py::kw_only(), py::arg("out") = py::none(),
       "abs * (cos(angle) + i sin(angle)).");

@@ -183,9 +183,13 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
     // As torch: x ** 0 is ones and x ** 1 a copy, before any dtype check
     // (so bool ** True works).
     const Scalar& e = b.scalar;
-    const double v = e.is_floating() ? e.d : e.is_integral() ? double(e.i) : double(e.b);
+    const double v = e.is_complex() ? (e.im == 0.0 ? e.d : 2.0)
+                     : e.is_floating() ? e.d
+                     : e.is_integral() ? double(e.i)
+                                       : double(e.b);
     if (v == 0.0 || v == 1.0) {
-      const ElementwiseSpec spec{binary_name(op), common, common, common, true};
+      ElementwiseSpec spec{binary_name(op), common, common, common, true};
+      spec.complex = true;  // a fill or a copy
       const ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
       if (v == 0.0) {
         fill_(it.out, Scalar::from_int(1));
