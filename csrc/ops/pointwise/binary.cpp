@@ -225,6 +225,21 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
   const BinaryArgs eargs = kernel_args(op, it, args, cuda);
   if (it.is_cuda()) {
 #if EMBER_WITH_CUDA
+    if (op == BinaryOp::Div && it.by_value[2] && is_complex(common)) {
+      // The same for complex values, the reciprocal taken in the compute
+      // type (torch's opmath_t(1) / b).
+      Scalar inv;
+      if (common == ScalarType::ComplexDouble) {
+        const Complex<double> r = Complex<double>(1.0) / it.value[2].to<Complex<double>>();
+        inv = Scalar::from_complex(r.re, r.im);
+      } else {
+        const Complex<float> r = Complex<float>(1.0f) / it.value[2].to<Complex<float>>();
+        inv = Scalar::from_complex(r.re, r.im);
+      }
+      it.value[2] = inv;
+      internal::binary_cuda(BinaryOp::Mul, it, eargs);
+      return it.out;
+    }
     if (op == BinaryOp::Div && it.by_value[2] && is_floating(common)) {
       // torch's CUDA true division by a number multiplies by its reciprocal,
       // taken in double: 7.75 / 1e-3 in float16 is 7752 there (7748 divided).
