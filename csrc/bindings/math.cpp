@@ -93,11 +93,14 @@ ops::Rounding rounding_arg(PyObject* obj, const char* fn) {
                                    "'floor' but found ", shown));
 }
 
-// float_power computes in float64 whatever the inputs (torch's rule).
+// float_power computes in float64 (complex128 for complex values) whatever
+// the inputs (torch's rule).
 Operand as_double(const Operand& o) {
-  if (o.is_scalar()) return Operand(o.scalar.to_double());
-  if (o.tensor.dtype() == ScalarType::Float64) return o;
-  return Operand(autograd::to(o.tensor, o.tensor.device(), ScalarType::Float64));
+  if (o.is_scalar()) return o.scalar.is_complex() ? o : Operand(o.scalar.to_double());
+  const ScalarType t =
+      is_complex(o.tensor.dtype()) ? ScalarType::ComplexDouble : ScalarType::Float64;
+  if (o.tensor.dtype() == t) return o;
+  return Operand(autograd::to(o.tensor, o.tensor.device(), t));
 }
 
 // ---- the binary ops ----------------------------------------------------------

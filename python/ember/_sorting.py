@@ -66,10 +66,25 @@ _HistogramT = _return_type("histogram", ("hist", "bin_edges"))
 
 # ---- helpers ------------------------------------------------------------------------
 
+_COMPLEX_TORCH_NAMES = {"complex32": "ComplexHalf", "complex64": "ComplexFloat",
+                        "complex128": "ComplexDouble"}
+
+
 def _check_input(fn, value, name="input", pos=1):
     if not isinstance(value, _Tensor):
         raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not "
                         f"{type(value).__name__}")
+    if value.is_complex():
+        # complex values have no order: torch's errors
+        where = "CUDA" if value.is_cuda else "CPU"
+        if fn in ("sort", "argsort", "msort"):
+            raise RuntimeError(f"Sort does not support complex dtypes on {where}")
+        if fn == "topk":
+            raise RuntimeError(f"topk does not support complex dtypes on {where}")
+        kernel = fn if fn in ("unique", "unique_consecutive") else \
+            f"{fn}_{'cuda' if value.is_cuda else 'cpu'}"
+        tname = _COMPLEX_TORCH_NAMES[str(value.dtype).split(".")[-1]]
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{tname}\'')
 
 
 def _needs_grad(x):
