@@ -773,7 +773,7 @@ def test_gpu_binary_layouts(torch, dt, op):
     (ea, ta), (eb, tb) = _gpu_pair(torch, a), _gpu_pair(torch, b)
     _same(f(ea, eb), f(ta, tb), rtol, atol)                       # contiguous (flat kernel)
     _same(f(ea.t(), eb.t()), f(ta.t(), tb.t()), rtol, atol)       # transposed
-    _same(f(ea[::2, 1::3], eb[1::2, ::3]), f(ta[::2, 1::3], tb[1::2, ::3]), rtol, atol)
+    _same(f(ea[1::2, 1::3], eb[1::2, ::3]), f(ta[1::2, 1::3], tb[1::2, ::3]), rtol, atol)
     _same(f(ea, eb[:1]), f(ta, tb[:1]), rtol, atol)               # broadcast
     _same(f(ea[:, :1], eb), f(ta[:, :1], tb), rtol, atol)
     _same(f(ea, 1.5 - 2j), f(ta, 1.5 - 2j), rtol, atol)           # Python complex
@@ -925,7 +925,10 @@ def test_gpu_conversions_views_and_indexing(torch):
     ea, ta = _gpu_pair(torch, a)
     _same(ea.to(ember.complex128), ta.to(torch.complex128), 1e-7, 0)
     _same(ea.to(ember.complex128).to(ember.complex64), ta)
-    _same(ea.to(ember.complex32).to(ember.complex64), ta.to(torch.complex32).to(torch.complex64))
+    with warnings.catch_warnings():  # torch: "ComplexHalf support is experimental"
+        warnings.simplefilter("ignore", UserWarning)
+        t32 = ta.to(torch.complex32).to(torch.complex64)
+    _same(ea.to(ember.complex32).to(ember.complex64), t32)
     r = rng.standard_normal((8, 6)).astype(np.float32)
     er, tr = _gpu_pair(torch, r)
     _same(er.to(ember.complex64), tr.to(torch.complex64))
@@ -985,8 +988,8 @@ def test_gpu_dlpack_round_trip(torch, dt):
                                lambda x: x.min(), lambda x: x.amax(), lambda x: x.argmax(),
                                lambda x: x.sort(), lambda x: x.clamp(0, 1),
                                lambda x: x.floor(), lambda x: x.sign(), lambda x: x % 2,
-                               lambda x: ember.maximum(x, x), lambda x: x.topk(1),
-                               lambda x: ember.atan2(x, x)])
+                               lambda x: x.maximum(x), lambda x: x.topk(1),
+                               lambda x: x.atan2(x)])
 def test_gpu_unsupported_ops_raise(torch, f):
     ea, ta = _gpu_pair(torch, crandn((4,), np.complex64))
     with pytest.raises(RuntimeError):

@@ -376,25 +376,21 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> svd_cuda(const Tensor& A, bool full, 
   // row-major: Vh is allocated contiguous and handed to cuSOLVER as V.
   Tensor U = transpose(Tensor::empty(with(bs, {ucols, m}), A.dtype(), dev), -2, -1);
   Tensor Vh = Tensor::empty(with(bs, {vrows, n}), A.dtype(), dev);
-  // gesvdjBatched is always asked for the vectors, into full buffers: without them
-  // (svdvals of a batch) it faulted on the H100 (illegal instruction) and returned
-  // zeros; the matrices are at most 32 x 32, so the vectors cost nothing.
-  if (!vectors && !batched) {
-    U = Tensor::empty({std::max<int64_t>(m, 1)}, A.dtype(), dev);
-    Vh = Tensor::empty({std::max<int64_t>(n, 1)}, A.dtype(), dev);
-  }
+  // cuSOLVER is always asked for the vectors, into full-size buffers: without them
+  // (svdvals) gesvdjBatched faulted on the H100 (illegal instruction) and returned zeros,
+  // and gesvdj of 300 x 200 float64 matrices failed (CUSOLVER_STATUS_EXECUTION_FAILED,
+  // then an illegal address). svdvals pays for the vectors it drops.
   if (k == 0 || nb == 0) {
     zero_(info);
   } else {
-    const cusolverEigMode_t jobz =
-        vectors || batched ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+    const cusolverEigMode_t jobz = CUSOLVER_EIG_MODE_VECTOR;
     real_dispatch(A.dtype(), [&](auto z) {
       using T = decltype(z);
       const CusolverApi& api = cusolver_api();
       cusolverDnHandle_t h = cusolver_handle(dev.index);
       gesvdjInfo_t params = nullptr;
       EMBER_CUSOLVER_CHECK(api.CreateGesvdjInfo(&params));
-      const int64_t us = vectors ? m * ucols : 0, vs = vectors ? n * vrows : 0;
+      const int64_t us = m * ucols, vs = n * vrows;
       int lwork = 0;
       if (batched) {
         EMBER_CUSOLVER_CHECK(EMBER_SOLVER(gesvdjBatched_bufferSize)(
