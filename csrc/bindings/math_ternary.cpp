@@ -66,9 +66,15 @@ void check_opmath_number(const Scalar& v, ScalarType dt) {
   check_scalar_fits(v, dt);
 }
 
+// addcmul/addcdiv's value: torch's CPU kernels convert it checked into the
+// result dtype (float32 for float16/bfloat16); its CUDA ones into the CUDA
+// accumulation type, int64 for the integer dtypes (addcmul(uint8_x, t1, t2,
+// value=-2.5) multiplies by -2 there).
 void check_addc_value(const Tensor& x, const Tensor& a, const Tensor& b, const Scalar& v) {
   const Operand ox(x), oa(a), ob(b);
-  check_opmath_number(v, ops::result_type({&ox, &oa, &ob}));
+  ScalarType dt = ops::result_type({&ox, &oa, &ob});
+  if (x.is_cuda() && is_integral(dt, false)) dt = ScalarType::Int64;
+  check_opmath_number(v, dt);
 }
 
 PyObject* finish(Tensor r, const Tensor& out, PyObject* out_obj) {
