@@ -138,6 +138,18 @@ void clamp_scalar_overload(std::optional<Operand>& mn, std::optional<Operand>& m
   }
 }
 
+// clamp_min(x, nan) / clamp_max(x, nan) with a number: torch's clamp_min_out /
+// clamp_max_out fill the result with NaN (on both devices; clamp(x, min=nan)
+// instead runs its kernel, which keeps x). Given as two NaN bounds, which
+// ops::clamp fills with NaN in the result dtype.
+void nan_bound_fills(std::optional<Operand>& mn, std::optional<Operand>& mx) {
+  std::optional<Operand>& b = mn ? mn : mx;
+  if (b && b->is_scalar() && b->scalar.is_floating() && std::isnan(b->scalar.d)) {
+    mn = *b;
+    mx = *b;
+  }
+}
+
 template <int KIND>
 PyObject* clamp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {
   EMBER_PY_TRY
@@ -157,6 +169,7 @@ PyObject* clamp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, Py
     out_obj = s[3];
   } else {
     (KIND == kMinOnly ? mn : mx) = operand_arg(s[1], "clamp", KIND == kMinOnly ? "min" : "max");
+    nan_bound_fills(mn, mx);
     out_obj = s[2];
   }
   const Tensor out = out_arg(out_obj, "clamp");
@@ -183,6 +196,7 @@ PyObject* clamp_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
     clamp_scalar_overload(mn, mx);
   } else {
     (KIND == kMinOnly ? mn : mx) = operand_arg(s[0], "clamp", KIND == kMinOnly ? "min" : "max");
+    nan_bound_fills(mn, mx);
   }
   check_clamp_bounds(x, mn, mx);
   const Operand in(x);
