@@ -561,3 +561,9 @@ def test_in_place_forms_record_history():
     np.testing.assert_array_equal(N(a.grad), ref)
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         ember.ones(3, requires_grad=True).index_fill_(0, ember.tensor([0]), 1.0)
+
+
+def test_take_from_empty_input_raises():
+    with pytest.raises(IndexError, match="tried to take from an empty tensor"):
+        ember.take(ember.empty((0, 4), dtype=ember.int32), ember.tensor([[-1], [0]]))
+    assert ember.take(ember.empty((0, 4)), ember.tensor([], dtype=ember.int64)).shape == (0,)

@@ -145,8 +145,15 @@ Tensor run_binary(const BinaryEntry& e, const Operand& a, const Operand& b, PyOb
   BinaryOp op = e.op;
   if (e.extra == kAlpha && extra) {
     args.alpha = number_arg(extra, e.name, "alpha");
-    // torch converts alpha into the result dtype checked (add(int8_x, y, alpha=300) raises).
-    check_scalar_fits(args.alpha, ops::result_type({&a, &b}));
+    // torch converts alpha into the result dtype checked (add(int8_x, y, alpha=300) raises);
+    // its CUDA kernels into the opmath type (float32 for float16/bfloat16:
+    // half_x.cuda().add_(y, alpha=65520.0) works there).
+    ScalarType alpha_dt = ops::result_type({&a, &b});
+    const bool cuda = (!a.is_scalar() && a.tensor.is_cuda()) || (!b.is_scalar() && b.tensor.is_cuda());
+    if (cuda && (alpha_dt == ScalarType::Float16 || alpha_dt == ScalarType::BFloat16)) {
+      alpha_dt = ScalarType::Float32;
+    }
+    check_scalar_fits(args.alpha, alpha_dt);
   }
   if (e.extra == kRounding) op = ops::div_op(rounding_arg(extra, e.name));
   if (std::string_view(e.name) == "pow") check_pow_exponent(a, b);

@@ -710,6 +710,10 @@ def take(input, index):
     """input, flattened, at index; negative indices count from the end (torch.take)."""
     _need_tensor("take", "input", input)
     _long_index("take", index)
+    if input.numel() == 0 and index.numel() != 0:
+        # torch's host-side check (no index is valid): on the GPU too, where the bounds of
+        # the indices themselves are not checked on the host
+        raise IndexError("take(): tried to take from an empty tensor")
     r = _ix.gather(input.reshape(-1), 0, index.reshape(-1), "take", True, _FLAT)
     return r.view(index.shape)
 

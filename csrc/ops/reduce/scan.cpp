@@ -96,6 +96,15 @@ Tensor scan(ScanOp op, const Tensor& x_in, int64_t dim, std::optional<ScalarType
   } else {
     result = Tensor::empty(x.sizes(), kernel_rdt, x.device());
   }
+  // On the GPU a line along the innermost dim scans in a tree (scan.cu's lines
+  // kernel), any other line one element after another. torch's CUDA scans
+  // read a contiguous copy of the input: an input strided along its innermost
+  // dim (expanded, stepped) is copied first, so that a long line keeps the
+  // tree's accuracy instead of accumulating its rounding errors serially.
+  if (!is_complex(x.dtype()) && x.is_cuda() && x.dim() > 0 && x.sizes()[d] > 1 &&
+      x.strides()[d] != 1 && result.strides()[d] == 1) {
+    x = contiguous(x);
+  }
   if (x.numel() > 0 && !is_complex(x.dtype())) {
     ScanPlan p;
     const Shape& sizes = x.sizes();

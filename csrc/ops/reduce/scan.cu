@@ -33,6 +33,14 @@ __device__ __forceinline__ C warp_scan(const F& f, C v) {
   return v;
 }
 
+// F's operation (ScanF) in the carry's type Acc.
+template <typename Acc, typename F>
+struct AccOp;
+template <typename Acc, typename C, bool PROD>
+struct AccOp<Acc, ScanF<C, PROD>> {
+  static __device__ __forceinline__ Acc apply(Acc a, Acc b) { return ScanF<Acc, PROD>{}(a, b); }
+};
+
 template <int TX, typename F, typename In>
 __global__ void scan_lines_kernel(F f, ScanArgs a) {
   using C = compute_t<In>;
@@ -50,7 +58,11 @@ __global__ void scan_lines_kernel(F f, ScanArgs a) {
     if (active) a.kept.get(line, off);
     const In* in = reinterpret_cast<const In*>(a.in + off[1]);
     Out* out = reinterpret_cast<Out*>(a.out + off[0]);
-    C carry = f.identity();
+    // The running carry between chunks: in double for a float compute type
+    // (float32, float16, bfloat16), so that a long line adds no rounding error
+    // per chunk (each output is rounded once from carry + its chunk's prefix).
+    using Acc = std::conditional_t<std::is_same<C, float>::value, double, C>;
+    Acc carry = Acc(f.identity());
     for (int64_t c = 0; c < a.len; c += TX) {
       const int64_t i = c + tx;
       const bool here = active && i < a.len;
@@ -65,14 +77,11 @@ __global__ void scan_lines_kernel(F f, ScanArgs a) {
         __syncthreads();
         if (warp > 0) v = f(warp_tot[ty][warp - 1], v);
       }
-      v = f(carry, v);
-      if (here) out[i] = convert<Out>(v);
-      if (W > 1) {
-        carry = f(carry, warp_tot[ty][W - 1]);  // the chunk's total
-        __syncthreads();
-      } else {
-        carry = __shfl_sync(0xffffffffu, v, 31);
-      }
+      const C chunk_tot = W > 1 ? warp_tot[ty][W - 1] : __shfl_sync(0xffffffffu, v, 31);
+      const Acc r = AccOp<Acc, F>::apply(carry, Acc(v));
+      if (here) out[i] = convert<Out>(C(r));
+      carry = AccOp<Acc, F>::apply(carry, Acc(chunk_tot));  // the chunk's total
+      if (W > 1) __syncthreads();
     }
   }
 }
