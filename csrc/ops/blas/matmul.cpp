@@ -23,7 +23,6 @@ void gemm_into(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar
                const Scalar& beta) {
   check_no_internal_overlap(out);
   if (out.numel() == 0) return;
-<<<<<<< HEAD
   if ((alpha.is_complex() && alpha.im != 0.0) || (beta.is_complex() && beta.im != 0.0)) {
     // The engines take real scales: a complex one is applied elementwise.
     const Tensor p = Tensor::empty(out.sizes(), out.dtype(), out.device());
@@ -36,17 +35,13 @@ void gemm_into(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar
     }
     return;
   }
-#if EMBER_WITH_CUDA
-  if (out.is_cuda() && !is_floating(out.dtype()) && out.dtype() != ScalarType::ComplexFloat &&
-      out.dtype() != ScalarType::ComplexDouble) {
-    // An integer product on the GPU passes the dtype check only when it is degenerate
-    // (torch's addmm/bmm return before their dtype dispatch): k == 0 gives beta * out.
-=======
-  if ((out.is_cuda() && !is_floating(out.dtype())) || out.dtype() == ScalarType::Bool) {
+  const bool complex_out =
+      out.dtype() == ScalarType::ComplexFloat || out.dtype() == ScalarType::ComplexDouble;
+  if ((out.is_cuda() && !is_floating(out.dtype()) && !complex_out) ||
+      out.dtype() == ScalarType::Bool) {
     // An integer product on the GPU, and a bool one anywhere, passes the dtype check only
     // when it is degenerate (torch's addmm/bmm return before their dtype dispatch): k == 0
     // gives beta * out.
->>>>>>> diffcuda
     if (beta.to_double() == 0.0) {
       fill_(out, Scalar::from_int(0));
     } else {
@@ -67,25 +62,9 @@ void gemm_into(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar
 
 namespace {
 
-<<<<<<< HEAD
 // Which dtypes a product takes: cuBLAS's four floating types and complex64/
 // complex128 on the GPU, everything but bool and complex32 on the CPU.
 // `cuda_name`/`cpu_name` are torch's kernel names for its message.
-// A degenerate product (an empty result, or k == 0) takes every dtype but bool on the GPU:
-// torch's CUDA addmm/bmm return (or scale by beta) before their dtype dispatch.
-void check_dtype(const Tensor& t, const char* cuda_name, const char* cpu_name,
-                 bool degenerate = false) {
-  const ScalarType s = t.dtype();
-  if (t.is_cuda() && !(degenerate && s != ScalarType::Bool)) {
-    EMBER_CHECK(is_floating(s) || s == ScalarType::ComplexFloat || s == ScalarType::ComplexDouble,
-                "\"", cuda_name, "\" not implemented for '", torch_scalar_name(s), "'");
-  } else {
-    EMBER_CHECK(s != ScalarType::Bool && s != ScalarType::ComplexHalf, "\"", cpu_name,
-                "\" not implemented for '", torch_scalar_name(s), "'");
-=======
-// Which dtypes a product takes: cuBLAS's four floating types on the GPU,
-// everything but bool on the CPU. `cuda_name`/`cpu_name` are torch's kernel
-// names for its message.
 // A degenerate product (an empty result, or k == 0) takes every dtype, bool included:
 // torch's addmm/bmm return (or scale by beta) before their dtype dispatch, on both devices
 // (mm(bool (2, 3), bool (3, 0)) is an empty bool tensor, mm(bool (2, 0), bool (0, 3))
@@ -94,12 +73,12 @@ void check_dtype(const Tensor& t, const char* cuda_name, const char* cpu_name,
                  bool degenerate = false) {
   const ScalarType s = t.dtype();
   if (t.is_cuda()) {
-    EMBER_CHECK(degenerate || is_floating(s), "\"", cuda_name, "\" not implemented for '",
-                torch_scalar_name(s), "'");
+    EMBER_CHECK(degenerate || is_floating(s) || s == ScalarType::ComplexFloat ||
+                    s == ScalarType::ComplexDouble,
+                "\"", cuda_name, "\" not implemented for '", torch_scalar_name(s), "'");
   } else {
-    EMBER_CHECK(degenerate || s != ScalarType::Bool, "\"", cpu_name, "\" not implemented for '",
-                torch_scalar_name(s), "'");
->>>>>>> diffcuda
+    EMBER_CHECK(degenerate || (s != ScalarType::Bool && s != ScalarType::ComplexHalf), "\"",
+                cpu_name, "\" not implemented for '", torch_scalar_name(s), "'");
   }
 }
 
