@@ -124,13 +124,12 @@ def _write_out(fn, result, out):
         raise RuntimeError(f"Expected out tensor to have dtype {_cname(result.dtype)}, but got "
                            f"{_cname(out.dtype)} instead")
     if tuple(out.shape) != tuple(result.shape):
-        if out.numel() != 0 and hasattr(out, "resize_"):
-            out.resize_(result.shape)
-        elif hasattr(out, "resize_"):
-            out.resize_(result.shape)
-        else:
+        if out.numel() != 0:
             raise RuntimeError(f"{fn}(): out has shape {list(out.shape)} but the result has "
                                f"shape {list(result.shape)}")
+        # an empty out= takes the result's shape: the C++ out= path resizes empty outputs
+        _C.where(_C.ones((), dtype=_C.bool, device=result.device), result, result, out=out)
+        return out
     out.copy_(result)
     return out
 

@@ -46,7 +46,7 @@ void check_supported(BinaryOp op, const Operand& a, const Operand& b, const Bina
   if (op == BinaryOp::Add || op == BinaryOp::Sub) {
     EMBER_CHECK(!args.alpha.is_bool() || common == ScalarType::Bool,
                 "Boolean alpha only supported for Boolean results.");
-    EMBER_CHECK(is_floating(common) || !args.alpha.is_floating(),
+    EMBER_CHECK(is_floating(common) || is_complex(common) || !args.alpha.is_floating(),
                 "For integral input tensors, argument alpha must not be a floating point number.");
   }
   if (is_complex(common)) {
