@@ -5,6 +5,7 @@
 // device: nothing here synchronises with the host. Operands are checked by
 // linalg_cpu.cpp's callers (batched column-major, float32/float64).
 #include "ops/linalg/linalg.hpp"
+#include "ops/linalg/linalg_common.hpp"
 
 #if EMBER_WITH_CUDA
 
@@ -25,6 +26,11 @@ namespace ember::ops::linalg::internal {
 
 namespace {
 
+using common::batch_count;
+using common::batch_shape;
+using common::real_dispatch;
+using common::with;
+
 // The float or double member of a cuSOLVER/cuBLAS pair.
 #define EMBER_PICK(api, s, d)                                   \
   ([&]() {                                                      \
@@ -33,19 +39,6 @@ namespace {
   }())
 #define EMBER_SOLVER(name) EMBER_PICK(api, S##name, D##name)
 #define EMBER_BLAS(name) EMBER_PICK(*blas.api, cublasS##name, cublasD##name)
-
-int64_t batch_count(const Tensor& t) {
-  int64_t b = 1;
-  for (int64_t d = 0; d + 2 < t.dim(); ++d) b *= t.sizes()[d];
-  return b;
-}
-
-Shape batch_shape(const Tensor& t) { return Shape(t.sizes().begin(), t.sizes().end() - 2); }
-
-Shape with(Shape s, std::initializer_list<int64_t> tail) {
-  for (int64_t v : tail) s.push_back(v);
-  return s;
-}
 
 int ld(int64_t rows) { return static_cast<int>(std::max<int64_t>(1, rows)); }
 
@@ -59,14 +52,6 @@ void check_int(int64_t v, const char* fn) {
               "are not supported on the GPU");
 }
 
-template <typename F>
-void real_dispatch(ScalarType t, F&& f) {
-  if (t == ScalarType::Float64) {
-    f(double{});
-  } else {
-    f(float{});
-  }
-}
 
 // A device array of the batch's matrix pointers base + i * stride (elements
 // of `elem` bytes), for cuBLAS/cuSOLVER's batched calls. Kept alive by the
