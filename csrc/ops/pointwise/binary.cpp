@@ -205,6 +205,15 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
   }
   ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
   const BinaryArgs eargs = kernel_args(op, it, args, cuda);
+  if (eargs.round_steps != 0 && it.by_value[1]) {
+    // torch's float16/bfloat16 div_trunc/div_floor by a tensor take both operands in
+    // the dtype: a number dividend is rounded to it first (65536 // t in float16 is
+    // inf // t, nan as in Python)
+    it.value[1] = dispatch(common, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return Scalar::from_double(convert<double>(it.value[1].to<T>()));
+    });
+  }
   if (it.is_cuda()) {
 #if EMBER_WITH_CUDA
     if (op == BinaryOp::Div && it.by_value[2] && is_floating(common)) {
