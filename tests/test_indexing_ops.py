@@ -596,3 +596,14 @@ def test_fill_values_are_checked_for_overflow_only_when_written():
         np.testing.assert_array_equal(N(u.scatter(0, empty, v)), [10, 1])
         with pytest.raises(RuntimeError, match="without overflow"):
             u.scatter(0, ember.tensor([0]), v)
+
+
+def test_index_reduce_with_an_empty_index_is_a_copy():
+    # nothing is reduced, no kernel runs: a bool self (which has no 'mean') is fine
+    x = ember.tensor([[True], [False]])
+    empty = ember.zeros(0, dtype=ember.int64)
+    src = ember.zeros((0, 1), dtype=ember.bool)
+    for red in ("mean", "prod", "amax", "amin"):
+        r = x.index_reduce(0, empty, src, red, include_self=False)
+        np.testing.assert_array_equal(N(r), [[True], [False]])
+        assert x.index_reduce_(0, empty, src, red) is x

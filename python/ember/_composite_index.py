@@ -553,6 +553,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     (torch.index_reduce)."""
     _need_tensor("index_reduce", "input", input)
     dim, idx, src = _index_reduce_prep("index_reduce_", input, dim, index, source, reduce)
+    if index.numel() == 0:  # torch: nothing reduced, no kernel (for any dtype, bool too)
+        return _write_out("index_reduce", input.clone(), out)
     r = _scatter_reduce(input, dim, idx, src, reduce, include_self, "index_reduce", False, _SELF)
     return _write_out("index_reduce", r, out)
 
@@ -560,6 +562,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
 def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     _no_internal_overlap(self)
     dim, idx, src = _index_reduce_prep("index_reduce_", self, dim, index, source, reduce)
+    if index.numel() == 0:
+        return self
     return _inplace_result(self, _scatter_reduce(self, dim, idx, src, reduce, include_self,
                                                  "index_reduce", False, _SELF))
 
