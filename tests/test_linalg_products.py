@@ -393,3 +393,16 @@ def test_keyword_forms():
     s, v = arr(4), arr(3)
     assert rel_err(ember.addmm(input=e(s), mat1=e(a), mat2=e(b)).numpy(), s + a @ b) < 1e-12
     assert rel_err(ember.mv(input=e(a), vec=e(v)).numpy(), a @ v) < 1e-12
+
+
+def test_bool_products_with_an_empty_result_or_k_zero_are_false():
+    # no kernel runs (torch's CPU): an empty result, or k == 0 (all False)
+    B = ember.bool
+    assert tuple(ember.mm(ember.zeros((0, 3), dtype=B), ember.zeros((3, 2), dtype=B)).shape) \
+        == (0, 2)
+    r = ember.matmul(ember.zeros((2, 0), dtype=B), ember.zeros((0, 3), dtype=B))
+    assert r.dtype == B and r.tolist() == [[False] * 3] * 2
+    assert tuple(ember.inner(ember.zeros((0, 3), dtype=B), ember.zeros((0, 3), dtype=B)).shape) \
+        == (0, 0)
+    with pytest.raises(RuntimeError, match="not implemented for 'Bool'"):
+        ember.mm(ember.zeros((2, 3), dtype=B), ember.zeros((3, 2), dtype=B))

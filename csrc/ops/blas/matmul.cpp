@@ -57,7 +57,9 @@ void check_dtype(const Tensor& t, const char* cuda_name, const char* cpu_name,
     EMBER_CHECK(is_floating(s), "\"", cuda_name, "\" not implemented for '", torch_scalar_name(s),
                 "'");
   } else {
-    EMBER_CHECK(s != ScalarType::Bool, "\"", cpu_name, "\" not implemented for '",
+    // torch's CPU products of bool run no kernel when the result is empty or k == 0
+    // (a result of False): only a real product of bools is unimplemented
+    EMBER_CHECK(s != ScalarType::Bool || degenerate, "\"", cpu_name, "\" not implemented for '",
                 torch_scalar_name(s), "'");
   }
 }

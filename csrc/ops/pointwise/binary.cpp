@@ -84,6 +84,14 @@ BinaryArgs kernel_args(BinaryOp op, const ElementwiseIter& it, const BinaryArgs&
     e.alpha = Scalar::from_bool(args.alpha.to_double() != 0.0);
   }
   const bool reduced = it.common == ScalarType::Float16 || it.common == ScalarType::BFloat16;
+  if (reduced && !cuda && (op == BinaryOp::Add || op == BinaryOp::Sub) && !args.alpha.is_bool()) {
+    // torch's CPU float16/bfloat16 add takes alpha in the dtype (alpha=1e-45 is 0 there:
+    // inf - 1e-45 * -inf is nan); its CUDA kernels keep it in float
+    e.alpha = dispatch(it.common, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return Scalar::from_double(convert<double>(args.alpha.to<T>()));
+    });
+  }
   if (reduced && (op == BinaryOp::DivTrunc || (op == BinaryOp::DivFloor && !cuda))) {
     bool scalar = it.by_value[2];
     if (!scalar && !cuda) {
@@ -205,10 +213,13 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
   }
   ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
   const BinaryArgs eargs = kernel_args(op, it, args, cuda);
-  if (eargs.round_steps != 0 && it.by_value[1]) {
+  const bool reduced = common == ScalarType::Float16 || common == ScalarType::BFloat16;
+  if (it.by_value[1] && a.is_scalar() &&
+      (eargs.round_steps != 0 || (!cuda && reduced && (op == BinaryOp::Mul || op == BinaryOp::Div)))) {
     // torch's float16/bfloat16 div_trunc/div_floor by a tensor take both operands in
     // the dtype: a number dividend is rounded to it first (65536 // t in float16 is
-    // inf // t, nan as in Python)
+    // inf // t, nan as in Python); so do its CPU mul and div with the number first
+    // (torch.mul(1e38, t) in bfloat16 is 9.97e37 * t; only a number second is kept)
     it.value[1] = dispatch(common, [&](auto tag) {
       using T = typename decltype(tag)::type;
       return Scalar::from_double(convert<double>(it.value[1].to<T>()));
