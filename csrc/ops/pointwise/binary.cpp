@@ -215,11 +215,12 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
   const BinaryArgs eargs = kernel_args(op, it, args, cuda);
   const bool reduced = common == ScalarType::Float16 || common == ScalarType::BFloat16;
   if (it.by_value[1] && a.is_scalar() &&
-      (eargs.round_steps != 0 || (!cuda && reduced && (op == BinaryOp::Mul || op == BinaryOp::Div)))) {
-    // torch's float16/bfloat16 div_trunc/div_floor by a tensor take both operands in
-    // the dtype: a number dividend is rounded to it first (65536 // t in float16 is
-    // inf // t, nan as in Python); so do its CPU mul and div with the number first
-    // (torch.mul(1e38, t) in bfloat16 is 9.97e37 * t; only a number second is kept)
+      (eargs.round_steps != 0 ||
+       (!cuda && reduced && (op == BinaryOp::Mul || op == BinaryOp::Div ||
+                             op == BinaryOp::DivFloor || op == BinaryOp::DivTrunc)))) {
+    // torch's float16/bfloat16 kernels keep only a number in the second place at full
+    // precision: a number first is cast to the dtype like a tensor (65536 // t in float16
+    // is inf // t, nan as in Python; torch.mul(1e38, t) in bfloat16 is 9.97e37 * t)
     it.value[1] = dispatch(common, [&](auto tag) {
       using T = typename decltype(tag)::type;
       return Scalar::from_double(convert<double>(it.value[1].to<T>()));
