@@ -590,3 +590,14 @@ def test_sub_alpha_is_checked_negated_and_alpha_products_are_fused():
     h = ember.sub(ember.tensor([math.inf], dtype=ember.float16),
                   ember.tensor([-math.inf], dtype=ember.float16), alpha=1e-45)
     assert math.isnan(h.item())
+
+
+def test_float16_pow_by_a_number_is_cs_pow_on_the_cpu():
+    # torch's CPU float16 pow by a number is std::pow, no sqrt/reciprocal shortcuts:
+    # (-inf) ** 0.5 is inf and (-0.0) ** 0.5 is 0.0 there (C's pow), while float32 takes
+    # sqrt (nan, -0.0)
+    x = [-math.inf, -0.0, 4.0]
+    h = ember.pow(ember.tensor(x, dtype=ember.float16), 0.5).float().tolist()
+    assert h == [math.pow(-math.inf, 0.5), 0.0, 2.0] and math.copysign(1, h[1]) == 1
+    f = ember.pow(ember.tensor(x), 0.5).tolist()
+    assert math.isnan(f[0]) and math.copysign(1, f[1]) == -1 and f[2] == 2.0

@@ -83,6 +83,7 @@ BinaryArgs kernel_args(BinaryOp op, const ElementwiseIter& it, const BinaryArgs&
   if ((op == BinaryOp::Add || op == BinaryOp::Sub) && it.common == ScalarType::Bool) {
     e.alpha = Scalar::from_bool(args.alpha.to_double() != 0.0);
   }
+  if (op == BinaryOp::Pow && !cuda && it.common == ScalarType::Float16) e.pow_shortcuts = false;
   const bool reduced = it.common == ScalarType::Float16 || it.common == ScalarType::BFloat16;
   if (reduced && !cuda && (op == BinaryOp::Add || op == BinaryOp::Sub) && !args.alpha.is_bool()) {
     // torch's CPU float16/bfloat16 add takes alpha in the dtype (alpha=1e-45 is 0 there:

@@ -236,7 +236,7 @@ void dispatch_binary_c(BinaryOp op, const ElementwiseIter& it, const BinaryArgs&
     case BinaryOp::DivFloor: return r.template run<C, 2>(DivFloorF<C>{args.round_steps});
     case BinaryOp::Remainder: return r.template run<C, 2>(RemainderF<C>{});
     case BinaryOp::Fmod: return r.template run<C, 2>(FmodF<C>{});
-    case BinaryOp::Pow: return r.template run<C, 2>(PowF<C>{it.by_value[2]});
+    case BinaryOp::Pow: return r.template run<C, 2>(PowF<C>{it.by_value[2] && args.pow_shortcuts});
     case BinaryOp::Atan2:
       if constexpr (kFloat) return r.template run<C, 2>(Atan2F<C>{});
       break;
