@@ -2510,6 +2510,8 @@ def _product_range_order(case, to, eo):
         return False
     want = case.kwargs.get("dtype")
     want = getattr(want, "name", want) if want is not None else None
+    if want is None and case.form == "out" and hasattr(to.result, "dtype"):
+        want = dtype_name(to.result.dtype)  # torch multiplies in the out= dtype
     for dt, x in _input_arrays(case):
         acc = want if isinstance(want, str) else dt
         if acc not in FLOATS or not x.size:
