@@ -414,3 +414,16 @@ def test_degenerate_bool_products_and_full_contractions():
     with pytest.raises(RuntimeError, match="\"dot\" not implemented for 'Bool'"):
         ember.inner(ember.tensor([True, False]), ember.tensor([True, True]))
     assert ember.tensordot(ember.ones(2, 3), ember.ones(3, 2), dims=([0, 1], [1, 0])).item() == 6
+
+
+def test_bool_products_with_an_empty_result_or_k_zero_are_false():
+    # no kernel runs (torch's CPU): an empty result, or k == 0 (all False)
+    B = ember.bool
+    assert tuple(ember.mm(ember.zeros((0, 3), dtype=B), ember.zeros((3, 2), dtype=B)).shape) \
+        == (0, 2)
+    r = ember.matmul(ember.zeros((2, 0), dtype=B), ember.zeros((0, 3), dtype=B))
+    assert r.dtype == B and r.tolist() == [[False] * 3] * 2
+    assert tuple(ember.inner(ember.zeros((0, 3), dtype=B), ember.zeros((0, 3), dtype=B)).shape) \
+        == (0, 0)
+    with pytest.raises(RuntimeError, match="not implemented for 'Bool'"):
+        ember.mm(ember.zeros((2, 3), dtype=B), ember.zeros((3, 2), dtype=B))

@@ -103,7 +103,13 @@ def tensordot(a, b, dims=2, out=None):
         return _out("tensordot", r.reshape(rshape), out, a, b)
     am = a.permute(fa + da).reshape(ma, k)
     bm = b.permute(db + fb).reshape(k, nb)
-    r = _C.mm(am, bm).reshape(rshape)
+    if a.dtype == _C.bool and ma * nb:
+        # bool: any of the products (torch's tensordot of an expanded bool operand sums
+        # it that way; its matrix product of bools has no kernel): counted in int64
+        r = _C.mm(am.to(_C.int64), bm.to(_C.int64)) != 0
+    else:
+        r = _C.mm(am, bm)
+    r = r.reshape(rshape)
     return _out("tensordot", r, out, a, b)
 
 

@@ -180,12 +180,12 @@ def _one_long_cuda_line(input, size):
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """torch.topk: the k largest (smallest) elements along dim, in order, and their indices."""
     _check_input("topk", input)
-    if input.dtype == _C.bool:  # torch raises with this message on CUDA too
-        raise RuntimeError("topk does not support bool dtypes on CPU")
-    d = _wrap_dim(dim, input.dim())
+    d = _wrap_dim(dim, input.dim())  # torch's order: dim, k, then the dtype
     size = input.shape[d] if input.dim() else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
+    if input.dtype == _C.bool and not input.is_cuda:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     if _one_long_cuda_line(input, size) and 1 <= k and k * 8 <= size:
         # One long line: radix select the k candidates (no full sort), then sort them.
         cand, cand_idx = _core.topk_candidates(input, k, bool(largest))

@@ -96,7 +96,16 @@ BinaryArgs kernel_args(BinaryOp op, const ElementwiseIter& it, const BinaryArgs&
   if ((op == BinaryOp::Add || op == BinaryOp::Sub) && it.common == ScalarType::Bool) {
     e.alpha = Scalar::from_bool(args.alpha.to_double() != 0.0);
   }
+  if (op == BinaryOp::Pow && !cuda && it.common == ScalarType::Float16) e.pow_shortcuts = false;
   const bool reduced = it.common == ScalarType::Float16 || it.common == ScalarType::BFloat16;
+  if (reduced && !cuda && (op == BinaryOp::Add || op == BinaryOp::Sub) && !args.alpha.is_bool()) {
+    // torch's CPU float16/bfloat16 add takes alpha in the dtype (alpha=1e-45 is 0 there:
+    // inf - 1e-45 * -inf is nan); its CUDA kernels keep it in float
+    e.alpha = dispatch(it.common, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return Scalar::from_double(convert<double>(args.alpha.to<T>()));
+    });
+  }
   if (reduced && (op == BinaryOp::DivTrunc || (op == BinaryOp::DivFloor && !cuda))) {
     bool scalar = it.by_value[2];
     if (!scalar && !cuda) {
@@ -223,6 +232,19 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
   }
   ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
   const BinaryArgs eargs = kernel_args(op, it, args, cuda);
+  const bool reduced = common == ScalarType::Float16 || common == ScalarType::BFloat16;
+  if (it.by_value[1] && a.is_scalar() &&
+      (eargs.round_steps != 0 ||
+       (!cuda && reduced && (op == BinaryOp::Mul || op == BinaryOp::Div ||
+                             op == BinaryOp::DivFloor || op == BinaryOp::DivTrunc)))) {
+    // torch's float16/bfloat16 kernels keep only a number in the second place at full
+    // precision: a number first is cast to the dtype like a tensor (65536 // t in float16
+    // is inf // t, nan as in Python; torch.mul(1e38, t) in bfloat16 is 9.97e37 * t)
+    it.value[1] = dispatch(common, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return Scalar::from_double(convert<double>(it.value[1].to<T>()));
+    });
+  }
   if (it.is_cuda()) {
 #if EMBER_WITH_CUDA
     if (op == BinaryOp::Div && it.by_value[2] && is_complex(common)) {
