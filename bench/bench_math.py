@@ -113,6 +113,16 @@ def gpu_rows(table, pair):
         bandwidth_row(f"sum 1 GiB {dt}", lambda: h.sum(), lambda: th.sum(), GiB)
         del h, h2, th, th2
     del a, b, ta, tb
+    # Complex: 1 GiB of complex64 (float2 pairs) and complex128 (double2).
+    for dt, size in (("complex64", 8), ("complex128", 16)):
+        m = GiB // size
+        z = ember.ones(m, dtype=getattr(ember, dt), device="cuda")
+        z2 = ember.ones(m, dtype=getattr(ember, dt), device="cuda")
+        tz = torch.ones(m, dtype=getattr(torch, dt), device="cuda")
+        tz2 = torch.ones(m, dtype=getattr(torch, dt), device="cuda")
+        bandwidth_row(f"add 1 GiB {dt}", lambda: z + z2, lambda: tz + tz2, 3 * GiB)
+        bandwidth_row(f"mul 1 GiB {dt}", lambda: z * z2, lambda: tz * tz2, 3 * GiB)
+        del z, z2, tz, tz2
 
     # Per-call cost from Python, 1024 float32.
     x, y = ember.ones(1024, device="cuda"), ember.ones(1024, device="cuda")

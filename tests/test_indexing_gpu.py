@@ -488,7 +488,7 @@ def test_full_mask_selects_the_values_vs_torch(torch, dtype):
     eq(e[~em], t[~tm])
     eq(e[em & False], t[tm & False])                     # nothing selected
     eq(e[em[:, :, 0]], t[tm[:, :, 0]])                   # leading dims: rows of 7
-    eq(e[em[0]], t[tm[0]])                               # the first dim only: rows
+    eq(e[em[:, 0, 0]], t[tm[:, 0, 0]])                   # the first dim only: rows
     eq(e[:, em[0, :, 0]], t[:, tm[0, :, 0]])             # a middle dim
     eq(e[:, em[0]], t[:, tm[0]])                         # the trailing dims
 
@@ -512,3 +512,35 @@ def test_nonzero_layout_and_values_vs_torch(torch, shape):
     same(out, t)
     z = ember.zeros(shape, dtype=ember.bool, device="cuda")
     assert tuple(ember.nonzero(z).shape) == (0, len(shape))
+
+
+# ---- issue 14's CUDA run (branch diffcuda) ------------------------------------------------
+
+def test_take_from_empty_raises_like_torch(torch):
+    """take of an empty input with indices: torch's host-side IndexError, on CUDA too."""
+    x = ember.empty((0, 4), dtype=ember.int32, device="cuda")
+    i = ember.tensor([[-1], [0]], device="cuda")
+    with pytest.raises(IndexError, match="tried to take from an empty tensor"):
+        ember.take(x, i)
+    with pytest.raises(IndexError, match="tried to take from an empty tensor"):
+        torch.take(torch.empty((0, 4), dtype=torch.int32, device="cuda"),
+                   torch.tensor([[-1], [0]], device="cuda"))
+    assert ember.take(x, ember.tensor([], dtype=ember.int64, device="cuda")).shape == (0,)
+
+
+def test_zero_dim_cuda_index_tensor_is_an_int(torch):
+    """A 0-d integer index tensor on the GPU indexes like the int it holds (torch reads it
+    with item()): a select, not an advanced index (result layout, host-side bounds)."""
+    a = np.arange(5 * 1 * 11, dtype=np.float32).reshape(5, 1, 11)
+    e, t = ember.tensor(a, device="cuda"), torch.tensor(a, device="cuda")
+    ie = [3, -5, 8, 3, -1, 0]
+    re = e[ember.tensor(-5, device="cuda"), ..., ember.tensor([ie, ie], device="cuda")]
+    rt = t[torch.tensor(-5, device="cuda"), ..., torch.tensor([ie, ie], device="cuda")]
+    assert tuple(re.shape) == tuple(rt.shape) == (1, 2, 6)
+    assert re.cpu().tolist() == rt.cpu().tolist()
+    x = ember.tensor([[-4, 0, -1, 1, -2]], dtype=ember.int8, device="cuda")
+    with pytest.raises(IndexError):
+        x[ember.tensor(2, device="cuda"), ]
+    with pytest.raises(IndexError):
+        torch.tensor([[-4, 0, -1, 1, -2]], device="cuda")[torch.tensor(2, device="cuda"), ]
+    assert x[ember.tensor(0, device="cuda"), 1].item() == 0

@@ -561,3 +561,55 @@ def test_in_place_forms_record_history():
     np.testing.assert_array_equal(N(a.grad), ref)
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         ember.ones(3, requires_grad=True).index_fill_(0, ember.tensor([0]), 1.0)
+
+
+def test_take_from_empty_input_raises():
+    with pytest.raises(IndexError, match="tried to take from an empty tensor"):
+        ember.take(ember.empty((0, 4), dtype=ember.int32), ember.tensor([[-1], [0]]))
+    assert ember.take(ember.empty((0, 4)), ember.tensor([], dtype=ember.int64)).shape == (0,)
+
+
+def test_index_select_of_an_empty_self_checks_like_torch():
+    # torch's empty-self path (dim > 1, no element): a selected dim of size 0 is its own
+    # RuntimeError; other indices must lie in [0, size) (no wrap), RuntimeError too
+    z = ember.zeros((0, 6, 2, 2))
+    with pytest.raises(RuntimeError, match="self indexing axis dim should be positive"):
+        z.index_select(0, ember.tensor([0]))
+    for bad in (-1, 2):
+        with pytest.raises(RuntimeError, match="out of DATA bounds"):
+            z.index_select(3, ember.tensor([bad]))
+    assert tuple(z.index_select(3, ember.tensor([1])).shape) == (0, 6, 2, 1)
+    assert tuple(z.index_select(0, ember.tensor([], dtype=ember.int64)).shape) == (0, 6, 2, 2)
+    # a 1-d empty self takes the ordinary path: IndexError
+    with pytest.raises(IndexError):
+        ember.zeros(0).index_select(0, ember.tensor([0]))
+
+
+def test_fill_values_are_checked_for_overflow_only_when_written():
+    h = ember.zeros(3, dtype=ember.float16)
+    m = ember.tensor([True, False, False])
+    # a 0-d tensor value converts to self's dtype with torch's overflow check, floats too
+    for v in (ember.tensor(1e5), ember.tensor(-2051589135, dtype=ember.int32)):
+        with pytest.raises(RuntimeError, match="without overflow"):
+            h.masked_fill(m, v)
+        with pytest.raises(RuntimeError, match="without overflow"):
+            h.masked_fill(ember.zeros(3, dtype=ember.bool), v)
+    assert np.isinf(N(h.masked_fill(m, ember.tensor(float("inf")))))[0]
+    # scatter with an empty index writes nothing and converts nothing
+    u = ember.tensor([10, 1], dtype=ember.uint8)
+    empty = ember.zeros(0, dtype=ember.int64)
+    for v in (1000, -256, 2147483648, 1e38, float("inf")):
+        np.testing.assert_array_equal(N(u.scatter(0, empty, v)), [10, 1])
+        with pytest.raises(RuntimeError, match="without overflow"):
+            u.scatter(0, ember.tensor([0]), v)
+
+
+def test_index_reduce_with_an_empty_index_is_a_copy():
+    # nothing is reduced, no kernel runs: a bool self (which has no 'mean') is fine
+    x = ember.tensor([[True], [False]])
+    empty = ember.zeros(0, dtype=ember.int64)
+    src = ember.zeros((0, 1), dtype=ember.bool)
+    for red in ("mean", "prod", "amax", "amin"):
+        r = x.index_reduce(0, empty, src, red, include_self=False)
+        np.testing.assert_array_equal(N(r), [[True], [False]])
+        assert x.index_reduce_(0, empty, src, red) is x

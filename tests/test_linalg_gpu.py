@@ -403,3 +403,29 @@ def test_cublas_workspace_is_allocated_once_per_stream():
         y = x @ x
     del y
     assert ember.cuda.memory_allocated() == before
+
+
+def test_inner_full_contraction_and_bool_degenerate_like_torch(torch):
+    """inner/tensordot of a single-element result is torch's full contraction: dot when
+    both operands are contiguous, else the products summed in the dtype (integers work on
+    the GPU there); a degenerate bool product (empty result) works on the GPU."""
+    cases = [
+        (lambda L: L.tensor([-2], dtype=L.int32, device="cuda").expand(1, 2),
+         lambda L: L.tensor([[736, 404]], dtype=L.int32, device="cuda")),
+        (lambda L: L.tensor([10], dtype=L.uint8, device="cuda").expand(3),
+         lambda L: L.tensor([[99], [79], [255]], dtype=L.uint8, device="cuda").permute(1, 0)),
+        (lambda L: L.tensor([True], device="cuda").expand(3),
+         lambda L: L.tensor([[True, False, True]], device="cuda")),
+        (lambda L: L.tensor([[True, False, True]] * 5, device="cuda"),
+         lambda L: L.zeros((0, 3), dtype=L.bool, device="cuda")),
+        (lambda L: L.tensor([1.5, 2.0], device="cuda"), lambda L: L.tensor([2.0, 3.0], device="cuda")),
+    ]
+    for fa, fb in cases:
+        rt = torch.inner(fa(torch), fb(torch))
+        re = ember.inner(fa(ember), fb(ember))
+        assert tuple(re.shape) == tuple(rt.shape)
+        assert str(re.dtype).split(".")[-1] == str(rt.dtype).split(".")[-1]
+        assert re.cpu().tolist() == rt.cpu().tolist()
+    i16 = dict(dtype=ember.int16, device="cuda")
+    with pytest.raises(RuntimeError, match="not implemented for 'Short'"):
+        ember.inner(ember.ones(2, **i16), ember.ones(2, **i16))  # contiguous: dot

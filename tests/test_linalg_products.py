@@ -393,3 +393,37 @@ def test_keyword_forms():
     s, v = arr(4), arr(3)
     assert rel_err(ember.addmm(input=e(s), mat1=e(a), mat2=e(b)).numpy(), s + a @ b) < 1e-12
     assert rel_err(ember.mv(input=e(a), vec=e(v)).numpy(), a @ v) < 1e-12
+
+
+def test_degenerate_bool_products_and_full_contractions():
+    """torch's degenerate products (an empty result, k == 0) take bool too; a single-
+    element tensordot/inner is its full contraction: dot of contiguous operands, else the
+    products summed in the dtype (int8 wraps the same either way; bool dot raises)."""
+    b = ember.bool
+    assert ember.mm(ember.zeros(2, 0, dtype=b), ember.zeros(0, 3, dtype=b)).tolist() == \
+        [[False] * 3] * 2
+    assert ember.mm(ember.zeros(2, 3, dtype=b), ember.zeros(3, 0, dtype=b)).shape == (2, 0)
+    assert ember.bmm(ember.zeros(1, 0, 3, dtype=b), ember.zeros(1, 3, 2, dtype=b)).shape == \
+        (1, 0, 2)
+    assert ember.inner(ember.tensor([[True, False]]), ember.zeros(0, 2, dtype=b)).shape == (1, 0)
+    i8 = ember.int8
+    assert ember.inner(ember.tensor([1, 2], dtype=i8), ember.tensor([100, 100], dtype=i8)).item() == 44
+    assert ember.inner(ember.tensor([1], dtype=i8).expand(2),
+                       ember.tensor([100, 100], dtype=i8)).item() == -56
+    assert ember.inner(ember.tensor([True]).expand(2), ember.tensor([True, True])).item() is True
+    with pytest.raises(RuntimeError, match="\"dot\" not implemented for 'Bool'"):
+        ember.inner(ember.tensor([True, False]), ember.tensor([True, True]))
+    assert ember.tensordot(ember.ones(2, 3), ember.ones(3, 2), dims=([0, 1], [1, 0])).item() == 6
+
+
+def test_bool_products_with_an_empty_result_or_k_zero_are_false():
+    # no kernel runs (torch's CPU): an empty result, or k == 0 (all False)
+    B = ember.bool
+    assert tuple(ember.mm(ember.zeros((0, 3), dtype=B), ember.zeros((3, 2), dtype=B)).shape) \
+        == (0, 2)
+    r = ember.matmul(ember.zeros((2, 0), dtype=B), ember.zeros((0, 3), dtype=B))
+    assert r.dtype == B and r.tolist() == [[False] * 3] * 2
+    assert tuple(ember.inner(ember.zeros((0, 3), dtype=B), ember.zeros((0, 3), dtype=B)).shape) \
+        == (0, 0)
+    with pytest.raises(RuntimeError, match="not implemented for 'Bool'"):
+        ember.mm(ember.zeros((2, 3), dtype=B), ember.zeros((3, 2), dtype=B))

@@ -544,3 +544,60 @@ def test_remainder_rounds_numbers_to_half_like_torch():
     h = np.float16(0.1).astype(np.float32)
     want = [float(np.float32(v) - np.floor(np.float32(v) / h) * h) for v in x.float().tolist()]
     assert np.allclose(got, np.array(want, dtype=np.float16).astype(np.float32), atol=1e-3)
+
+
+def _bf16(v):
+    """v rounded to bfloat16 (round to nearest even), as a Python float."""
+    b = np.array([v], np.float32).view(np.uint32).astype(np.uint64)
+    r = ((b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
+    return float(r.view(np.float32)[0])
+
+
+def test_a_number_first_is_rounded_to_the_half_dtype_where_torchs_cpu_kernel_does():
+    t = ember.tensor([2.84375] * 3, dtype=ember.bfloat16)
+    # torch.mul(number, t) on the CPU: the number is cast to bfloat16 first
+    want = _bf16(_bf16(1e38) * 2.84375)
+    assert ember.mul(1e38, t).float().tolist() == [want] * 3
+    # the operator is t.__rmul__(number), mul(t, number): the number kept
+    kept = _bf16(1e38 * 2.84375)
+    assert (1e38 * t).float().tolist() == [kept] * 3 and ember.mul(t, 1e38).float()[0] == kept
+    # number / t is t.reciprocal() * number (torch's __rtruediv__)
+    x = ember.tensor([3.0, 7.0], dtype=ember.bfloat16)
+    want = [_bf16(_bf16(1 / v) * 0.1) for v in (3.0, 7.0)]
+    assert (0.1 / x).float().tolist() == want
+    # 65536 // t in float16: 65536 is inf in float16, and inf // finite is nan (Python's)
+    h = ember.tensor([-5.0, -2.5, 3.5, 0.0], dtype=ember.float16)
+    r = ember.floor_divide(65536, h).float().tolist()
+    assert all(math.isnan(v) for v in r[:3]) and r[3] == math.inf
+    assert math.isnan(float("inf") // -5.0)
+
+
+def test_sub_alpha_is_checked_negated_and_alpha_products_are_fused():
+    a = ember.tensor([4, 3], dtype=ember.int8)
+    b = ember.tensor([1, 2], dtype=ember.int8)
+    # sub is add with -alpha: 128 fits once negated, -128 does not
+    assert ember.sub(a, b, alpha=128).tolist() == [(4 - 128 + 128) % 256 - 128,
+                                                   (3 - 256 + 128) % 256 - 128]
+    with pytest.raises(RuntimeError, match="without overflow"):
+        ember.sub(a, b, alpha=-128)
+    # a + alpha * b rounded once: alpha * b may exceed float32's range on the way
+    x = ember.tensor([-math.inf, 1e38])
+    y = ember.tensor([-3.4e38, 3e38])
+    assert ember.sub(x, y, alpha=2.25).tolist() == [-math.inf, -math.inf]
+    p = ember.add(ember.tensor([1.0]), ember.tensor([3.0]), alpha=0.1).item()
+    assert p == float(np.float32(np.float64(1.0) + np.float64(np.float32(0.1)) * 3.0))
+    # float16 on the CPU takes alpha in float16: 1e-45 is 0 there, and 0 * -inf is nan
+    h = ember.sub(ember.tensor([math.inf], dtype=ember.float16),
+                  ember.tensor([-math.inf], dtype=ember.float16), alpha=1e-45)
+    assert math.isnan(h.item())
+
+
+def test_float16_pow_by_a_number_is_cs_pow_on_the_cpu():
+    # torch's CPU float16 pow by a number is std::pow, no sqrt/reciprocal shortcuts:
+    # (-inf) ** 0.5 is inf and (-0.0) ** 0.5 is 0.0 there (C's pow), while float32 takes
+    # sqrt (nan, -0.0)
+    x = [-math.inf, -0.0, 4.0]
+    h = ember.pow(ember.tensor(x, dtype=ember.float16), 0.5).float().tolist()
+    assert h == [math.pow(-math.inf, 0.5), 0.0, 2.0] and math.copysign(1, h[1]) == 1
+    f = ember.pow(ember.tensor(x), 0.5).tolist()
+    assert math.isnan(f[0]) and math.copysign(1, f[1]) == -1 and f[2] == 2.0

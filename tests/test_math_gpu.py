@@ -536,3 +536,84 @@ def test_softmax_vs_torch(torch, name, shape, dim):
     ref = torch.logsumexp(tx.float(), dim).to(tx.dtype) if name in ("float16", "bfloat16") \
         else torch.logsumexp(tx, dim)
     same(ember.logsumexp(x, dim), ref, torch, rtol=rtol, atol=1e-3)
+
+
+# ---- issue 14's CUDA run: CUDA-only differences (branch diffcuda) ----------------------
+
+def test_addcmul_addcdiv_order_like_torch_cuda(torch):
+    """torch's CUDA kernels compute self + value * (t1 op t2) (fma(value, t1 op t2, self));
+    its CPU ones (value * t1) op t2 first: value = 0 with t1 * t2 = inf is nan on CUDA."""
+    def pair(vals, dt):
+        return (ember.tensor(vals, dtype=getattr(ember, dt), device="cuda"),
+                torch.tensor(vals, dtype=getattr(torch, dt), device="cuda"))
+    for dt in ("float32", "bfloat16", "float64"):
+        xe, xt = pair([18346018.0, -768.0, 0.5, 2.0], dt)
+        ae, at = pair([4.5, 3.3e38, -2.5e38, 1.5], dt)
+        be, bt = pair([3.4e38, 0.0, 5.25, 3.0], dt)
+        for value in (0, 1, 2, -2.5, 0.5):
+            for name in ("addcmul", "addcdiv"):
+                e = getattr(ember, name)(xe, ae, be, value=value)
+                t = getattr(torch, name)(xt, at, bt, value=value)
+                np.testing.assert_allclose(e.float().cpu().numpy(), t.float().cpu().numpy(),
+                                           rtol=1e-2 if dt == "bfloat16" else 1e-6)
+    # integer inputs: value converted into int64 on CUDA (torch's CPU raises for -2.5)
+    xe, xt = pair([9, 200, 3], "uint8")
+    ae, at = pair([1, 3, 250], "uint8")
+    be, bt = pair([8, 2, 7], "uint8")
+    e = ember.addcmul(xe, ae, be, value=-2.5)
+    t = torch.addcmul(xt, at, bt, value=-2.5)
+    assert e.cpu().tolist() == t.cpu().tolist()
+
+
+def test_add_alpha_in_opmath_on_cuda(torch):
+    """torch's CUDA add/sub convert alpha into the opmath type (float32 for float16):
+    alpha=65520.0 works there (its CPU raises: it does not fit float16)."""
+    e = ember.tensor([-8.6015625, 1.0], dtype=ember.float16, device="cuda")
+    t = torch.tensor([-8.6015625, 1.0], dtype=torch.float16, device="cuda")
+    e.add_(-0.5, alpha=65520.0)
+    t.add_(-0.5, alpha=65520.0)
+    assert e.float().cpu().tolist() == t.float().cpu().tolist()
+    re = ember.sub(ember.tensor([0.5], dtype=ember.bfloat16, device="cuda"), 1e-30, alpha=1e38)
+    rt = torch.sub(torch.tensor([0.5], dtype=torch.bfloat16, device="cuda"), 1e-30, alpha=1e38)
+    assert re.float().cpu().tolist() == rt.float().cpu().tolist()
+
+
+def test_clamp_min_max_nan_number_fills_nan(torch):
+    """clamp_min/clamp_max with a NaN number fill the result with NaN (torch's
+    clamp_min_out/clamp_max_out), on both devices; clamp(x, min=nan) keeps x."""
+    for dev in ("cuda", "cpu"):
+        for dt in ("int32", "uint8", "bfloat16", "float32", "bool"):
+            e = ember.tensor([1, 0, 5], device=dev).to(getattr(ember, dt))
+            t = torch.tensor([1, 0, 5], device=dev).to(getattr(torch, dt))
+            for name in ("clamp_min", "clamp_max"):
+                re, rt = getattr(ember, name)(e, float("nan")), getattr(torch, name)(t, float("nan"))
+                assert dtype_name(re.dtype) == dtype_name(rt.dtype)
+                assert np.isnan(re.float().cpu().numpy()).all()
+                assert np.isnan(rt.float().cpu().numpy()).all()
+                me = getattr(e.float(), name)(float("nan"))
+                assert np.isnan(me.cpu().numpy()).all()
+        x = ember.tensor([1.0, 2.0], device=dev)
+        assert x.clamp(min=float("nan")).cpu().tolist() == [1.0, 2.0]
+        o = ember.empty(3, device=dev)
+        ember.clamp_max(ember.tensor([808, -946, 294], dtype=ember.int32, device=dev),
+                        float("nan"), out=o)
+        assert np.isnan(o.cpu().numpy()).all()
+
+
+def test_cumsum_of_expanded_line_keeps_accuracy(torch):
+    """A long line strided along the scanned dim (expanded here) is scanned from a
+    contiguous copy in a tree, as torch's, with a double carry between chunks: not one
+    element after another (which was 160 float32 ulps off after 3586 elements)."""
+    for dt, n in (("float32", 40000), ("float64", 4099)):
+        v = 0.36902478337287903 if dt == "float32" else 7.759176056376582
+        e = ember.tensor([v], dtype=getattr(ember, dt), device="cuda").expand(n).cumsum(-1)
+        exact = np.float64(np.asarray(v, dtype=dt)) * np.arange(1, n + 1)
+        err = np.abs(e.cpu().numpy().astype(np.float64) - exact).max()
+        eps = np.finfo(dt).eps
+        assert err <= 4 * eps * abs(v) * n, (dt, err)
+        t = torch.tensor([v], dtype=getattr(torch, dt), device="cuda").expand(n).cumsum(-1)
+        np.testing.assert_allclose(e.cpu().numpy(), t.cpu().numpy(), rtol=128 * eps)
+    # float16: accumulated in float (torch's CUDA rounds every partial to float16: worse)
+    e = ember.tensor([5.48828125], dtype=ember.float16, device="cuda").expand(1000).cumsum(-1)
+    exact = 5.48828125 * np.arange(1, 1001)
+    assert np.abs(e.float().cpu().numpy() - exact).max() <= 4  # an ulp at 4096..5488

@@ -282,3 +282,15 @@ def test_property_reductions(shape, data):
     # sums cancel: the error bound is relative to the sum of magnitudes
     eps = {ember.float16: 2e-3, ember.float32: 2e-6}.get(dtype, 1e-12)
     assert_close(r, ref, rtol=eps, atol=eps * float(np.abs(af).sum()) + 1e-12)
+
+
+def test_var_and_std_of_tiny_values_do_not_underflow_on_the_cpu():
+    # the CPU accumulates var/std in double (as torch's Welford): squares of deviations
+    # near 1e-39 underflow float32 but not the result
+    v = np.array([-2.2958874039497803e-38, -1.0469246562010998e-38], np.float32)
+    want = np.sqrt(((v.astype(np.float64) - v.astype(np.float64).mean()) ** 2).sum() / 1.5)
+    got = ember.tensor(v).std(correction=0.5).item()
+    assert got == pytest.approx(want, rel=1e-6)
+    x = np.array([1e-30, 3e-30, -2e-30], np.float32)
+    assert ember.tensor(x).var().item() == pytest.approx(np.var(x.astype(np.float64), ddof=1),
+                                                          rel=1e-6)

@@ -86,3 +86,15 @@ def test_softmax_extremes_and_dtype():
     np.testing.assert_allclose(t.t().softmax(0).numpy(), softmax_ref(t.numpy().T, 0))
     with pytest.raises(TypeError, match="missing required argument 'dim'"):
         ember.softmax(t)
+
+
+def test_logcumsumexp_of_half_dtypes_accumulates_in_float32():
+    # each result rounded once from float32 (torch's accumulation type): 4099 copies of
+    # 192.125 give 192.125 + log(k + 1), not a drift of the float16 steps
+    import math as _m
+    x = ember.tensor(192.125, dtype=ember.float16).expand(4099)
+    got = ember.logcumsumexp(x, 0).float().numpy()
+    k = np.arange(4099, dtype=np.float64)
+    want = (np.float32(192.125) + np.log1p(k)).astype(np.float16).astype(np.float32)
+    assert np.abs(got - want).max() <= 0.125  # an ulp of float16 at 128..256
+    assert got[1023] == float(np.float16(192.125 + _m.log(1024)))

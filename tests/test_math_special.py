@@ -322,6 +322,33 @@ def test_frexp_and_ldexp():
     np.testing.assert_array_equal(to_np(t), [2.0, 8.0])
 
 
+def test_ldexp_integer_exponent_is_exact_and_pow2_in_torchs_dtype():
+    # a floating input with an integer exponent: std::ldexp in double, rounded once to the
+    # input's dtype (NumPy's ldexp), with no overflow of 2**n on the way
+    for dt, npdt in ((ember.float32, np.float32), (ember.float64, np.float64),
+                     (ember.float16, np.float16)):
+        x = np.array([1.1754943508222875e-38, np.inf, 0.0, -8.95980718654091, 5e-324, 1.5,
+                      -3.0, 1e-300], np.float64).astype(npdt)
+        n = np.array([144, -678, 126, -777, 1100, -1074, 2000, 40], np.int64)
+        got = to_np(ember.ldexp(to_ember(x, dt), ember.tensor(n)))
+        with np.errstate(over="ignore"):
+            want = np.ldexp(x.astype(np.float64), n).astype(npdt)
+        np.testing.assert_array_equal(got, want)
+    t = ember.tensor([1e-38, 3.0])
+    assert ember.ldexp_(t, ember.tensor([144, -2], dtype=ember.int16)) is t
+    np.testing.assert_array_equal(to_np(t), np.ldexp(np.float32([1e-38, 3.0]), [144, -2]))
+    # a 0-d float16 and a 0-d bfloat16 exponent promote to float32: 2**8.25 is not rounded
+    # to bfloat16 before the product (-2 * 304.437... rounds to -609 in float16)
+    h = ember.ldexp(ember.tensor([-2.0], dtype=ember.float16),
+                    ember.tensor(8.25, dtype=ember.bfloat16))
+    assert h.dtype == ember.float16
+    assert h.item() == float(np.float16(-2.0 * np.float32(2.0) ** np.float32(8.25)))
+    # a float64 input with a 0-d bfloat16 exponent: 2**5.65625 in double
+    d = ember.ldexp(ember.tensor([6.251614264931224], dtype=ember.float64),
+                    ember.tensor(5.65625, dtype=ember.bfloat16))
+    assert d.item() == 6.251614264931224 * 2.0 ** 5.65625
+
+
 def test_predicates_and_sgn():
     x = ember.tensor([1.0, math.inf, -math.inf, math.nan, 0.0])
     np.testing.assert_array_equal(to_np(ember.isposinf(x)), [False, True, False, False, False])

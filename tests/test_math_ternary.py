@@ -96,3 +96,18 @@ def test_addcmul_addcdiv():
     # torch 2.11 accepts a float value on integer tensors and truncates it to the dtype first
     assert ember.addcmul(i, i, i, value=0.5).tolist() == [1, 2]
     assert ember.addcmul(i, i, i, value=1.5).tolist() == [2, 6]
+
+
+def test_clamp_min_max_with_nan_number_fill_nan():
+    """torch's clamp_min_out/clamp_max_out fill NaN for a NaN number bound (the result
+    dtype promoted: float32 for integers); clamp(x, min=nan) runs the kernel, keeping x."""
+    x = ember.tensor([808, -946, 294], dtype=ember.int32)
+    for r in (ember.clamp_max(x, float("nan")), x.clamp_min(float("nan")),
+              ember.tensor([1.0, 2.0], dtype=ember.bfloat16).clamp_max(math.nan)):
+        assert np.isnan(r.float().numpy()).all()
+    assert ember.clamp_max(x, float("nan")).dtype == ember.float32
+    assert ember.tensor([1.0, 2.0]).clamp(min=float("nan")).tolist() == [1.0, 2.0]
+    y = ember.tensor([1.0, 2.0])
+    assert y.clamp_min_(math.nan) is y and np.isnan(y.numpy()).all()
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        ember.tensor([1, 2]).clamp_max_(math.nan)

@@ -201,3 +201,22 @@ def test_modules_match_functional(torch):
     np.testing.assert_allclose(bl(ember.from_numpy(a), ember.from_numpy(b)).detach().numpy(),
                                tb(torch.from_numpy(a), torch.from_numpy(b)).detach().numpy(),
                                rtol=1e-5, atol=1e-6)
+
+
+def _bf16_round(a):
+    """float32 values rounded to bfloat16 (nearest even), as float32."""
+    b = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
+
+
+def test_selu_and_celu_of_half_dtypes_round_once():
+    # computed in float32 and rounded once to bfloat16 (every intermediate in bfloat16
+    # put selu(-0.75390625) at -0.9375, 2 ulps from -0.9296875)
+    import ember.nn.functional as F
+    x = np.array([-0.75390625, -3.0, -0.125, 2.5], np.float32)
+    xb = ember.tensor(x).to(ember.bfloat16)
+    a, s = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    ref = np.where(x > 0, s * x.astype(np.float64), s * a * np.expm1(x.astype(np.float64)))
+    np.testing.assert_array_equal(F.selu(xb).float().numpy(), _bf16_round(ref))
+    ref = np.where(x > 0, x.astype(np.float64), 0.7 * np.expm1(x.astype(np.float64) / 0.7))
+    np.testing.assert_array_equal(F.celu(xb, 0.7).float().numpy(), _bf16_round(ref))

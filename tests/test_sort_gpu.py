@@ -398,3 +398,11 @@ def test_cummax_cummin_innermost_warp_per_line(name, torch):
         e, t = getattr(ember, fn)(x, 0), getattr(torch, fn)(tx, 0)
         same(e.values, t.values, torch)
         same(e.indices, t.indices, torch)
+
+
+def test_topk_of_bool_raises_on_cuda_too(torch):
+    """torch's topk takes no bool on CUDA either (its message names the CPU)."""
+    with pytest.raises(RuntimeError, match="topk does not support bool"):
+        torch.tensor([True, False], device="cuda").topk(1)
+    with pytest.raises(RuntimeError, match="topk does not support bool"):
+        ember.tensor([True, False], device="cuda").topk(1)

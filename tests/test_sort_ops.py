@@ -480,6 +480,14 @@ def test_errors_numpy_free():
         ember.quantile(ember.tensor([1, 2]), 0.5)
     with pytest.raises(IndexError, match="Expected reduction dim 1 to have non-zero size"):
         ember.mode(ember.empty((2, 0)), 1)
+    # topk checks the dim, then k, then the dtype (a bool tensor on the CPU)
+    b = ember.tensor([[True], [False]])
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        b.topk(0, dim=2)
+    with pytest.raises(RuntimeError, match="selected index k out of range"):
+        b.topk(3, dim=0)
+    with pytest.raises(RuntimeError, match="topk does not support bool"):
+        b.topk(1, dim=0)
 
 
 ERROR_CASES = [

@@ -62,7 +62,7 @@ Tensor contiguous(const Tensor& t) {
 Tensor to(const Tensor& t, const Device& device, ScalarType dtype, bool non_blocking, bool copy,
           bool pin_memory) {
   Tensor out = ops::to(t, device, dtype, non_blocking, copy, pin_memory);
-  if (out.is_same(t) || !is_floating(dtype) || !needs_grad(t)) return out;
+  if (out.is_same(t) || !is_floating_or_complex(dtype) || !needs_grad(t)) return out;
   const Device src_device = t.device();
   const ScalarType src_dtype = t.dtype();
   record("ToCopyBackward0", {&t}, {&out},
@@ -143,7 +143,7 @@ void copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
                  [=](FormulaNode& n, TensorList& g) -> TensorList {
                    TensorList grads(2);
                    if (n.needs(0)) grads[0] = zeros_like(g[0]);
-                   if (n.needs(1) && is_floating(src_dtype)) {
+                   if (n.needs(1) && is_floating_or_complex(src_dtype)) {
                      grads[1] = autograd::to(sum_to(g[0], src_sizes), src_device, src_dtype);
                    }
                    return grads;

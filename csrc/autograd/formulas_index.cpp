@@ -47,7 +47,7 @@ void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Te
                        autograd::index_put_(grads[0], indices, zero, false);
                      }
                    }
-                   if (n.needs(1) && is_floating(vtype)) {
+                   if (n.needs(1) && is_floating_or_complex(vtype)) {
                      // values may have extra leading 1s that the indexed shape lacks.
                      Shape trimmed = vsizes;
                      while (!trimmed.empty() && trimmed.front() == 1 &&

@@ -20,9 +20,13 @@ namespace ember::autograd {
 
 namespace {
 
-bool is_zero(const Scalar& s) { return s.to_double() == 0.0; }
+bool is_zero(const Scalar& s) { return s.to_double() == 0.0 && s.to_complex().im == 0.0; }
 
 Tensor mT(const Tensor& t) { return autograd::transpose(t, -2, -1); }
+// Complex gradients multiply by the conjugates of the other operands (torch's
+// convention); for real tensors these are the tensors themselves.
+Tensor cj(const Tensor& t) { return autograd::conj(t); }
+Tensor mH(const Tensor& t) { return cj(mT(t)); }
 
 }  // namespace
 
@@ -36,8 +40,8 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   if (!needs_grad(a, b)) return out;
   auto node = record("MmBackward0", {&a, &b}, {&out}, [](FormulaNode& n, TensorList& g) -> TensorList {
     TensorList r(2);
-    if (n.needs(0)) r[0] = autograd::mm(g[0], mT(n.saved(1)));
-    if (n.needs(1)) r[1] = autograd::mm(mT(n.saved(0)), g[0]);
+    if (n.needs(0)) r[0] = autograd::mm(g[0], mH(n.saved(1)));
+    if (n.needs(1)) r[1] = autograd::mm(mH(n.saved(0)), g[0]);
     return r;
   });
   node->save(requires_grad(b) ? a : Tensor());
@@ -55,8 +59,8 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   if (!needs_grad(a, b)) return out;
   auto node = record("BmmBackward0", {&a, &b}, {&out}, [](FormulaNode& n, TensorList& g) -> TensorList {
     TensorList r(2);
-    if (n.needs(0)) r[0] = autograd::bmm(g[0], mT(n.saved(1)));
-    if (n.needs(1)) r[1] = autograd::bmm(mT(n.saved(0)), g[0]);
+    if (n.needs(0)) r[0] = autograd::bmm(g[0], mH(n.saved(1)));
+    if (n.needs(1)) r[1] = autograd::bmm(mH(n.saved(0)), g[0]);
     return r;
   });
   node->save(requires_grad(b) ? a : Tensor());
@@ -88,8 +92,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     if (a1) a2.insert(a2.begin(), 1);
     if (b1) b2.push_back(1);
     TensorList r(2);
-    if (n.needs(0)) r[0] = autograd::reshape(sum_to(autograd::matmul(G, mT(B)), a2), as);
-    if (n.needs(1)) r[1] = autograd::reshape(sum_to(autograd::matmul(mT(A), G), b2), bs);
+    if (n.needs(0)) r[0] = autograd::reshape(sum_to(autograd::matmul(G, mH(B)), a2), as);
+    if (n.needs(1)) r[1] = autograd::reshape(sum_to(autograd::matmul(mH(A), G), b2), bs);
     return r;
   });
   node->save(requires_grad(b) ? a : Tensor());
@@ -107,8 +111,8 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
   if (!needs_grad(mat, vec)) return out;
   auto node = record("MvBackward0", {&mat, &vec}, {&out}, [](FormulaNode& n, TensorList& g) -> TensorList {
     TensorList r(2);
-    if (n.needs(0)) r[0] = autograd::outer(g[0], n.saved(1));
-    if (n.needs(1)) r[1] = autograd::mv(autograd::t_2d(n.saved(0)), g[0]);
+    if (n.needs(0)) r[0] = autograd::outer(g[0], cj(n.saved(1)));
+    if (n.needs(1)) r[1] = autograd::mv(cj(autograd::t_2d(n.saved(0))), g[0]);
     return r;
   });
   node->save(requires_grad(vec) ? mat : Tensor());
@@ -126,8 +130,8 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   if (!needs_grad(a, b)) return out;
   auto node = record("DotBackward0", {&a, &b}, {&out}, [](FormulaNode& n, TensorList& g) -> TensorList {
     TensorList r(2);
-    if (n.needs(0)) r[0] = autograd::mul(n.saved(1), g[0]);
-    if (n.needs(1)) r[1] = autograd::mul(n.saved(0), g[0]);
+    if (n.needs(0)) r[0] = autograd::mul(cj(n.saved(1)), g[0]);
+    if (n.needs(1)) r[1] = autograd::mul(cj(n.saved(0)), g[0]);
     return r;
   });
   node->save(requires_grad(b) ? a : Tensor());
@@ -140,8 +144,8 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   if (!needs_grad(a, b)) return out;
   auto node = record("OuterBackward0", {&a, &b}, {&out}, [](FormulaNode& n, TensorList& g) -> TensorList {
     TensorList r(2);
-    if (n.needs(0)) r[0] = autograd::mv(g[0], n.saved(1));
-    if (n.needs(1)) r[1] = autograd::mv(autograd::t_2d(g[0]), n.saved(0));
+    if (n.needs(0)) r[0] = autograd::mv(g[0], cj(n.saved(1)));
+    if (n.needs(1)) r[1] = autograd::mv(autograd::t_2d(g[0]), cj(n.saved(0)));
     return r;
   });
   node->save(requires_grad(b) ? a : Tensor());
@@ -160,15 +164,16 @@ void record_addprod(const char* name, const Tensor& out, const Tensor& self, con
   auto node = record(name, {&self, &a, &b}, {&out},
                      [=](FormulaNode& n, TensorList& g) -> TensorList {
     TensorList r(3);
-    if (n.needs(0) && !is_zero(beta)) r[0] = sum_to(scaled(g[0], beta), ss);
+    if (n.needs(0) && !is_zero(beta)) r[0] = sum_to(scaled(g[0], beta.conj()), ss);
     if (n.needs(0) && is_zero(beta)) r[0] = zeros(ss, g[0].dtype(), g[0].device());
     if (n.needs(1)) {
-      r[1] = vector ? autograd::outer(g[0], n.saved(1)) : prod(g[0], mT(n.saved(1)));
-      r[1] = scaled(r[1], alpha);
+      r[1] = vector ? autograd::outer(g[0], cj(n.saved(1))) : prod(g[0], mH(n.saved(1)));
+      r[1] = scaled(r[1], alpha.conj());
     }
     if (n.needs(2)) {
-      r[2] = vector ? autograd::mv(autograd::t_2d(n.saved(0)), g[0]) : prod(mT(n.saved(0)), g[0]);
-      r[2] = scaled(r[2], alpha);
+      r[2] = vector ? autograd::mv(cj(autograd::t_2d(n.saved(0))), g[0])
+                    : prod(mH(n.saved(0)), g[0]);
+      r[2] = scaled(r[2], alpha.conj());
     }
     return r;
   });
@@ -242,14 +247,14 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
                      [bs](FormulaNode& n, TensorList& g) -> TensorList {
     TensorList r(3);
     const Tensor& G = g[0];  // [*, out]
-    if (n.needs(0)) r[0] = autograd::matmul(G, n.saved(1));  // [*, out] @ [out, in]
+    if (n.needs(0)) r[0] = autograd::matmul(G, cj(n.saved(1)));  // [*, out] @ [out, in]
     if (n.needs(1) || n.needs(2)) {
       const int64_t out_f = G.dim() ? G.sizes().back() : 1;
       const Tensor G2 = G.dim() == 2 ? G : autograd::reshape(G, {-1, out_f});
       if (n.needs(1)) {
         const Tensor X = n.saved(0);
         const Tensor X2 = X.dim() == 2 ? X : autograd::reshape(X, {-1, X.sizes().back()});
-        r[1] = autograd::mm(autograd::t_2d(G2), X2);  // [out, N] @ [N, in]
+        r[1] = autograd::mm(autograd::t_2d(G2), cj(X2));  // [out, N] @ [N, in]
       }
       if (n.needs(2)) r[2] = sum_to(G2, bs);
     }
@@ -362,7 +367,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
         if (j == i) continue;
         eq += "," + sp.inputs[j];
         elsewhere.insert(sp.inputs[j].begin(), sp.inputs[j].end());
-        args.push_back(saved[j]);
+        args.push_back(cj(saved[j]));
       }
       std::string target;
       for (char c : sp.inputs[i]) {
@@ -426,9 +431,9 @@ void addprod_inplace(const char* name, const Tensor& self, const Tensor& a, cons
   if (!needs_grad(self, a, b)) return;
   auto node = record_inplace(name, self, {&a, &b}, [=](FormulaNode& n, TensorList& g) -> TensorList {
     TensorList r(3);
-    if (n.needs(0)) r[0] = scaled(g[0], beta);
-    if (n.needs(1)) r[1] = scaled(prod(g[0], mT(n.saved(1))), alpha);
-    if (n.needs(2)) r[2] = scaled(prod(mT(n.saved(0)), g[0]), alpha);
+    if (n.needs(0)) r[0] = scaled(g[0], beta.conj());
+    if (n.needs(1)) r[1] = scaled(prod(g[0], mH(n.saved(1))), alpha.conj());
+    if (n.needs(2)) r[2] = scaled(prod(mH(n.saved(0)), g[0]), alpha.conj());
     return r;
   });
   node->save(a);

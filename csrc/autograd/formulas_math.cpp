@@ -49,6 +49,20 @@ bool differentiable(const Operand& o) {
   return !o.is_scalar() && o.tensor.defined() && requires_grad(o.tensor);
 }
 
+// The conjugate of an operand (itself unless complex): complex gradients
+// multiply by the conjugates of the local derivatives.
+Operand cj(const Operand& o) {
+  if (o.is_scalar()) return Operand(o.scalar.conj());
+  return Operand(autograd::conj(o.tensor));
+}
+Tensor cj(const Tensor& t) { return autograd::conj(t); }
+
+// The real part of an operand (for masks on complex exponents).
+Operand real_of(const Operand& o) {
+  if (o.is_scalar()) return o.scalar.is_complex() ? Operand(o.scalar.d) : o;
+  return Operand(autograd::real(o.tensor));
+}
+
 // A 0/1 (or 0/0.5/1) weight in g's dtype from a bool mask.
 Tensor as_weight(const Tensor& mask, const Tensor& like) {
   return ops::to(mask, like.device(), like.dtype());
@@ -62,19 +76,26 @@ TensorList binary_grads(BinaryOp op, const Tensor& g, const Operand& a, const Op
   switch (op) {
     case BinaryOp::Add:
       if (need_a) ga = g;
-      if (need_b) gb = scaled(g, alpha);
+      if (need_b) gb = scaled(g, alpha.conj());
       break;
-    case BinaryOp::Sub:
+    case BinaryOp::Sub: {
       if (need_a) ga = g;
-      if (need_b) gb = scaled(g, Scalar::from_double(-alpha.to_double()));
+      const Scalar c = alpha.conj();
+      if (need_b) {
+        gb = scaled(g, c.is_complex() ? Scalar::from_complex(-c.d, -c.im)
+                                      : Scalar::from_double(-c.to_double()));
+      }
       break;
+    }
     case BinaryOp::Mul:
-      if (need_a) ga = autograd::mul(g, b);
-      if (need_b) gb = autograd::mul(g, a);
+      if (need_a) ga = autograd::mul(g, cj(b));
+      if (need_b) gb = autograd::mul(g, cj(a));
       break;
     case BinaryOp::Div:
-      if (need_a) ga = autograd::div(g, b);
-      if (need_b) gb = autograd::neg(autograd::div(autograd::mul(g, a), autograd::mul(b, b)));
+      if (need_a) ga = autograd::div(g, cj(b));
+      if (need_b) {
+        gb = autograd::neg(autograd::div(autograd::mul(g, cj(a)), cj(autograd::mul(b, b))));
+      }
       break;
     case BinaryOp::DivTrunc:
     case BinaryOp::DivFloor:
@@ -95,25 +116,31 @@ TensorList binary_grads(BinaryOp op, const Tensor& g, const Operand& a, const Op
         Tensor d = autograd::mul(b, autograd::pow(a, autograd::sub(b, Operand(1.0))));
         if (!b.is_scalar()) {
           d = autograd::mul(d, as_weight(ops::ne(b, Operand(0.0)), d));
-        } else if (b.scalar.to_double() == 0.0) {
+        } else if (b.scalar.to_double() == 0.0 && b.scalar.to_complex().im == 0.0) {
           d = zeros_like(g);
         }
-        ga = autograd::mul(g, d);
+        ga = autograd::mul(g, cj(d));
       }
       if (need_b) {
-        // out * log(a), 0 where a == 0 and exponent >= 0
+        // out * log(a), 0 where a == 0 and Re(exponent) >= 0
         Tensor d;
         if (a.is_scalar()) {
-          d = autograd::mul(out, Operand(std::log(a.scalar.to_double())));
+          const Complex<double> c = a.scalar.to_complex();
+          const Scalar log_a = a.scalar.is_complex()
+                                   ? Scalar::from_complex(std::log(std::hypot(c.re, c.im)),
+                                                          std::atan2(c.im, c.re))
+                                   : Scalar::from_double(std::log(a.scalar.to_double()));
+          d = autograd::mul(out, Operand(log_a));
         } else {
           d = autograd::mul(out, autograd::log(a.tensor));
         }
         if (!a.is_scalar()) {  // torch: masked_fill_((a == 0) & (b >= 0), 0)
-          const Tensor zero_base = ops::compare(ops::CompareOp::LogicalAnd,
-                                                ops::eq(a, Operand(0.0)), ops::ge(b, Operand(0.0)));
+          const Tensor zero_base =
+              ops::compare(ops::CompareOp::LogicalAnd, ops::eq(a, Operand(0.0)),
+                           ops::ge(real_of(b), Operand(0.0)));
           d = autograd::where(zero_base, Operand(0.0), d);
         }
-        gb = autograd::mul(g, d);
+        gb = autograd::mul(g, cj(d));
       }
       break;
     }
@@ -246,7 +273,7 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const ops::Binary
     ops::binary(op, a, b, args, out, true);
     mark_dirty(self);
     if (!grad) return self;
-    if (!is_floating(self.dtype())) return self;
+    if (!is_floating_or_complex(self.dtype())) return self;
     const Scalar alpha = args.alpha;
     auto slots = std::make_shared<Slots>();
     auto node = record_inplace(backward_name(op), self, {&b.tensor},
@@ -265,7 +292,7 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const ops::Binary
     return r;
   }
   Tensor r = ops::binary(op, a, b, args);
-  if (!grad || !is_floating(r.dtype())) return r;
+  if (!grad || !is_floating_or_complex(r.dtype())) return r;
   const Scalar alpha = args.alpha;
   auto slots = std::make_shared<Slots>();
   auto node = record(backward_name(op), {&a.tensor, &b.tensor}, {&r},
@@ -310,7 +337,7 @@ Tensor pow(const Operand& a, const Operand& b) { return autograd::binary(BinaryO
 Tensor neg(const Tensor& t) { return autograd::binary(BinaryOp::Mul, t, Operand(int64_t(-1))); }
 
 Tensor scaled(const Tensor& t, const Scalar& s) {
-  if (s.to_double() == 1.0) return t;
+  if (s.to_double() == 1.0 && !(s.is_complex() && s.im != 0.0)) return t;
   return autograd::mul(t, Operand(s));
 }
 

@@ -148,7 +148,7 @@ Tensor reduce_grad(ReduceOp op, const Tensor& g_in, const Tensor& x, const Tenso
     case ReduceOp::Norm: {
       const double p = args.p;
       if (p == 0.0) return zeros_like(x);
-      if (p == 1.0) return autograd::mul(g, autograd::unary(ops::UnaryOp::Sign, x));
+      if (p == 1.0) return autograd::mul(g, autograd::sgn(x));
       if (std::isinf(p)) {
         const Tensor ax = autograd::unary(ops::UnaryOp::Abs, x);
         const Tensor mask = weight_of(ops::eq(ax, y), x);
@@ -157,8 +157,7 @@ Tensor reduce_grad(ReduceOp op, const Tensor& g_in, const Tensor& x, const Tenso
           if (which[d]) dims.push_back(static_cast<int64_t>(d));
         }
         const Tensor count = ops::sum(mask, dims.empty() ? ops::Dims() : ops::Dims(dims), true);
-        return autograd::mul(autograd::mul(autograd::div(g, count), mask),
-                             autograd::unary(ops::UnaryOp::Sign, x));
+        return autograd::mul(autograd::mul(autograd::div(g, count), mask), autograd::sgn(x));
       }
       // g * x * |x|^(p-2) / norm^(p-1), 0 where the norm is 0
       Tensor scale = p == 2.0 ? autograd::div(g, y)
@@ -214,7 +213,9 @@ Tensor reduce(ReduceOp op, const Tensor& x, const ops::Dims& dims, bool keepdim,
     }
   }
   Tensor r = ops::reduce(op, x, dims, keepdim, dtype, args);
-  if (!differentiable(op) || !needs_grad(x) || !is_floating(r.dtype())) return r;
+  if (!differentiable(op) || !needs_grad(x) || !is_floating_or_complex(r.dtype())) return r;
+  EMBER_CHECK(!(op == ReduceOp::Prod && is_complex(x.dtype())),
+              "prod: ember computes no gradient of prod for complex inputs");
   if (op == ReduceOp::Prod) {
     EMBER_CHECK(!dims || dims->size() <= 1 || static_cast<int64_t>(dims->size()) == x.dim(),
                 "prod: ember computes gradients of prod over one dim or over all elements");
@@ -283,7 +284,7 @@ Tensor scan(ops::ScanOp op, const Tensor& x, int64_t dim, std::optional<ScalarTy
     if (d != dtype) return autograd::scan(op, x, dim, d);
   }
   Tensor r = ops::scan(op, x, dim, dtype);
-  if (!needs_grad(x) || !is_floating(r.dtype())) return r;
+  if (!needs_grad(x) || !is_floating_or_complex(r.dtype())) return r;
   const int64_t d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim());
   // reverse_cumsum(v) = sum(v) - cumsum(v) + v along d
   auto reverse_cumsum = [d](const Tensor& v) {

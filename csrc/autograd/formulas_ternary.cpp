@@ -32,7 +32,7 @@ Tensor where(const Tensor& cond, const Operand& a, const Operand& b, const Tenso
     return r;
   }
   Tensor r = ops::where(cond, a, b);
-  if (!needs_grad(a.tensor, b.tensor) || !is_floating(r.dtype())) return r;
+  if (!needs_grad(a.tensor, b.tensor) || !is_floating_or_complex(r.dtype())) return r;
   auto node = record("WhereBackward0", {&a.tensor, &b.tensor}, {&r},
                      [](FormulaNode& n, TensorList& g) -> TensorList {
     const Tensor c = n.saved(0);

@@ -122,8 +122,12 @@ Tensor unary_grad(UnaryOp op, const Tensor& g, const Tensor& x, const Tensor& y)
       if (is_floating(g.dtype()) && g.dtype() == y.dtype())
         return autograd::binary(ops::BinaryOp::ThresholdBackward, g, y);
       return autograd::where(ops::gt(y, Operand(0.0)), g, Operand(0.0));
-    default:
+    case UnaryOp::Abs:  // a real function of complex values: g * sgn(x) (torch)
+      if (is_complex(x.dtype())) return autograd::mul(g, autograd::sgn(x));
       return autograd::mul(g, derivative(op, x, y));
+    default:
+      // Complex values: the conjugate of the (holomorphic) derivative.
+      return autograd::mul(g, autograd::conj(derivative(op, x, y)));
   }
 }
 
@@ -240,7 +244,7 @@ Tensor unary(UnaryOp op, const Tensor& x, const ops::UnaryArgs& args, const Tens
     return r;
   }
   Tensor r = ops::unary(op, x, args);
-  if (!grad || !is_floating(r.dtype())) return r;
+  if (!grad || !is_floating_or_complex(r.dtype())) return r;
   auto node = record(backward_name(op), {&x}, {&r}, [op](FormulaNode& n, TensorList& g) -> TensorList {
     return {unary_grad(op, g[0], n.saved(0), n.saved(1))};
   });

@@ -214,6 +214,23 @@ void addmm_(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& 
 void baddbmm_(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
               const Scalar& alpha);
 
+// ---- complex numbers (formulas_complex.cpp) -------------------------------------
+// Gradients follow torch's convention: the conjugate Wirtinger derivative, so
+// that for a real loss L of z = a + ib the gradient is dL/da + i dL/db. A real
+// input receiving a complex gradient keeps its real part (the engine converts
+// it to the input's dtype).
+Tensor view_as_real(const Tensor& t);
+Tensor view_as_complex(const Tensor& t);
+Tensor real(const Tensor& t);  // t itself for real dtypes
+Tensor imag(const Tensor& t);
+// Complex: a materialised conjugate (ember has no conjugate bit); real: t itself.
+Tensor conj(const Tensor& t);
+Tensor conj_physical(const Tensor& t, const Tensor& out = Tensor(), bool inplace = false);
+Tensor sgn(const Tensor& t, const Tensor& out = Tensor(), bool inplace = false);
+Tensor angle(const Tensor& t, const Tensor& out = Tensor());
+Tensor complex(const Tensor& real, const Tensor& imag, const Tensor& out = Tensor());
+Tensor polar(const Tensor& abs, const Tensor& angle, const Tensor& out = Tensor());
+
 // ---- indexing (formulas_index.cpp) ----------------------------------------------
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
 void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,

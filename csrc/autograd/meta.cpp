@@ -32,7 +32,7 @@ void set_requires_grad(const Tensor& t, bool flag) {
         "computed variable in a subgraph that doesn't require differentiation use "
         "var_no_grad = var.detach().");
   }
-  if (flag && !is_floating(t.dtype())) {
+  if (flag && !is_floating_or_complex(t.dtype())) {
     throw Error("only Tensors of floating point and complex dtype can require gradients");
   }
   if (!flag && !m) return;

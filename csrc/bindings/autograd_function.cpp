@@ -112,7 +112,7 @@ void bind_autograd_function(py::module_& m) {
         for (py::handle o : outputs) {
           if (!is_tensor(o)) continue;
           const Tensor& t = tensor_arg(o);
-          bool skip = !is_floating(t.dtype());
+          bool skip = !is_floating_or_complex(t.dtype());
           for (py::handle nd : non_differentiable) skip = skip || nd.is(o);
           if (skip) {
             node->add_input_metadata(t);  // keeps output numbering; gets no history

@@ -32,6 +32,7 @@ void bind_nn_conv(py::module_& m);      // after bind_nn_loss (adds to _C._nn)
 void bind_nn_norm(py::module_& m);  // after bind_nn_loss (adds to _C._nn)
 void bind_linalg(py::module_& m);  // after bind_tensor: adds Tensor methods
 void bind_math(py::module_& m);
+void bind_complex(py::module_& m);  // after bind_tensor: adds Tensor methods
 void bind_random(py::module_& m, py::module_& cuda);  // after bind_tensor
 void bind_amp(py::module_& m);  // autocast state, GradScaler kernels
 void bind_jit(py::module_& cuda);  // RawKernel/RawModule/jiterator cores (after bind_tensor)

@@ -71,15 +71,25 @@ std::optional<ScalarType> optional_dtype(py::handle obj) {
 void bind_dtype(py::module_& m) {
   auto cls = py::class_<DType>(m, "dtype", R"doc(
 An element type, like torch.dtype: ember.bool, uint8, int8, int16, int32, int64,
-float16, bfloat16, float32, float64 (and torch's aliases ember.half, float,
-double, short, int, long). Each is a singleton: compare with ``is`` or ``==``.
+float16, bfloat16, float32, float64, complex32, complex64, complex128 (and torch's
+aliases ember.half, float, double, short, int, long, chalf, cfloat, cdouble).
+Each is a singleton: compare with ``is`` or ``==``.
 )doc");
   cls.def_property_readonly("is_floating_point",
                             [](const DType& d) { return is_floating(d.type); })
-      .def_property_readonly("is_complex", [](const DType&) { return false; })
+      .def_property_readonly("is_complex", [](const DType& d) { return is_complex(d.type); })
       .def_property_readonly("is_signed", [](const DType& d) { return is_signed(d.type); })
       .def_property_readonly("itemsize", [](const DType& d) { return element_size(d.type); })
-      .def("to_real", [](py::object self) { return self; })
+      .def("to_real", [](const DType& d) { return dtype_to_py(to_real_type(d.type)); },
+           "The dtype of this dtype's real parts (complex64 -> float32); itself for real dtypes.")
+      .def(
+          "to_complex",
+          [](const DType& d) {
+            EMBER_CHECK(is_floating(d.type) || is_complex(d.type),
+                        "Unknown Complex ScalarType for ", torch_scalar_name(d.type));
+            return dtype_to_py(to_complex_type(d.type));
+          },
+          "The complex dtype with parts of this floating dtype (float32 -> complex64).")
       .def("__repr__", [](const DType& d) { return std::string("ember.") + dtype_name(d.type); })
       .def("__str__", [](const DType& d) { return std::string("ember.") + dtype_name(d.type); })
       .def("__reduce__", [](const DType& d) { return std::string(dtype_name(d.type)); });
@@ -91,7 +101,8 @@ double, short, int, long). Each is a singleton: compare with ``is`` or ``==``.
     g_dtypes[i] = obj.release().ptr();  // immortal
     m.attr(dtype_name(t)) = dtype_to_py(t);
   }
-  for (const char* alias : {"half", "float", "double", "short", "int", "long"}) {
+  for (const char* alias :
+       {"half", "float", "double", "short", "int", "long", "chalf", "cfloat", "cdouble"}) {
     m.attr(alias) = dtype_to_py(dtype_from_name(alias));
   }
 
@@ -114,7 +125,7 @@ tiny (= smallest_normal), resolution, dtype. ``finfo()`` describes the default d
   finfo_cls
       .def(py::init([](py::handle d) {
              const ScalarType t = dtype_or_default(d);
-             return FInfoPy{t, finfo(t)};
+             return FInfoPy{to_real_type(t), finfo(t)};  // a complex dtype's parts
            }),
            py::arg("type") = py::none())
       .def_property_readonly("bits", [](const FInfoPy& f) { return f.info.bits; })

@@ -112,8 +112,12 @@ void bind_functions(py::module_& m) {
       "Batched matrix product of two 3-D tensors: [b, n, m] @ [b, m, p] -> [b, n, p].");
   m.def("mv", &autograd::mv, py::arg("input"), py::arg("vec"), "Matrix-vector product.");
   m.def("dot", &autograd::dot, py::arg("input"), py::arg("tensor"), "Dot product of two 1-D tensors.");
-  m.def("vdot", &autograd::dot, py::arg("input"), py::arg("other"),
-        "Dot product of two 1-D tensors (ember has no complex dtypes: the same as dot).");
+  // vdot conjugates its first argument (a no-op for real dtypes).
+  const auto vdot = [](const Tensor& a, const Tensor& b) {
+    return autograd::dot(autograd::conj(a), b);
+  };
+  m.def("vdot", vdot, py::arg("input"), py::arg("other"),
+        "Dot product of two 1-D tensors, the first one conjugated.");
   m.def("outer", &autograd::outer, py::arg("input"), py::arg("vec2"), "Outer product of two vectors.");
   m.def("ger", &autograd::outer, py::arg("input"), py::arg("vec2"), "Alias of outer.");
   m.def(
@@ -172,7 +176,9 @@ void bind_methods(py::class_<Tensor>& cls) {
   cls.def("bmm", &autograd::bmm, py::arg("mat2"));
   cls.def("mv", &autograd::mv, py::arg("vec"));
   cls.def("dot", &autograd::dot, py::arg("tensor"));
-  cls.def("vdot", &autograd::dot, py::arg("other"));
+  cls.def(
+      "vdot", [](const Tensor& a, const Tensor& b) { return autograd::dot(autograd::conj(a), b); },
+      py::arg("other"));
   cls.def("outer", &autograd::outer, py::arg("vec2"));
   cls.def("ger", &autograd::outer, py::arg("vec2"));
   cls.def(

@@ -16,6 +16,7 @@
 #include "ops/cpu_parallel.hpp"
 #include "ops/promotion.hpp"
 #include "ops/pointwise/compare.hpp"
+#include "ops/pointwise/unary.hpp"
 
 namespace ember::bindings {
 
@@ -93,11 +94,14 @@ ops::Rounding rounding_arg(PyObject* obj, const char* fn) {
                                    "'floor' but found ", shown));
 }
 
-// float_power computes in float64 whatever the inputs (torch's rule).
+// float_power computes in float64 (complex128 for complex values) whatever
+// the inputs (torch's rule).
 Operand as_double(const Operand& o) {
-  if (o.is_scalar()) return Operand(o.scalar.to_double());
-  if (o.tensor.dtype() == ScalarType::Float64) return o;
-  return Operand(autograd::to(o.tensor, o.tensor.device(), ScalarType::Float64));
+  if (o.is_scalar()) return o.scalar.is_complex() ? o : Operand(o.scalar.to_double());
+  const ScalarType t =
+      is_complex(o.tensor.dtype()) ? ScalarType::ComplexDouble : ScalarType::Float64;
+  if (o.tensor.dtype() == t) return o;
+  return Operand(autograd::to(o.tensor, o.tensor.device(), t));
 }
 
 // ---- the binary ops ----------------------------------------------------------
@@ -142,8 +146,23 @@ Tensor run_binary(const BinaryEntry& e, const Operand& a, const Operand& b, PyOb
   BinaryOp op = e.op;
   if (e.extra == kAlpha && extra) {
     args.alpha = number_arg(extra, e.name, "alpha");
-    // torch converts alpha into the result dtype checked (add(int8_x, y, alpha=300) raises).
-    check_scalar_fits(args.alpha, ops::result_type({&a, &b}));
+    // torch converts alpha into the result dtype checked (add(int8_x, y, alpha=300) raises);
+    // its CUDA kernels into the opmath type (float32 for float16/bfloat16:
+    // half_x.cuda().add_(y, alpha=65520.0) works there). sub is add with -alpha, and -alpha
+    // is what it checks (int8 sub with alpha=128 works, alpha=-128 raises; an int64
+    // -INT64_MIN wraps to itself).
+    ScalarType alpha_dt = ops::result_type({&a, &b});
+    const bool cuda = (!a.is_scalar() && a.tensor.is_cuda()) || (!b.is_scalar() && b.tensor.is_cuda());
+    if (cuda && (alpha_dt == ScalarType::Float16 || alpha_dt == ScalarType::BFloat16)) {
+      alpha_dt = ScalarType::Float32;
+    }
+    Scalar checked = args.alpha;
+    if (e.op == BinaryOp::Sub && checked.is_integral()) {
+      checked = Scalar::from_int(static_cast<int64_t>(0ULL - static_cast<uint64_t>(checked.i)));
+    } else if (e.op == BinaryOp::Sub && checked.is_floating()) {
+      checked = Scalar::from_double(-checked.d);
+    }
+    check_scalar_fits(checked, alpha_dt);
   }
   if (e.extra == kRounding) op = ops::div_op(rounding_arg(extra, e.name));
   if (std::string_view(e.name) == "pow") check_pow_exponent(a, b);
@@ -254,6 +273,20 @@ PyObject* nb_binary(PyObject* a, PyObject* b) {
   if (!to_operand(a, &x) || !to_operand(b, &y)) return not_implemented();
   if (OP == BinaryOp::Pow) check_pow_exponent(x, y);
   const bool release = worth_releasing_gil({&x, &y});
+  if (x.is_scalar() && !y.is_scalar()) {
+    // A number on the left is torch's reflected op: number * t is t.__rmul__(number),
+    // mul(t, number) (the number second, kept at full precision); number / t is
+    // t.__rtruediv__(number), t.reciprocal() * number.
+    if (OP == BinaryOp::Mul) {
+      return wrap(maybe_nogil(release, [&] { return autograd::binary(OP, y, x); }));
+    }
+    if (OP == BinaryOp::Div) {
+      return wrap(maybe_nogil(release, [&] {
+        return autograd::binary(BinaryOp::Mul, autograd::unary(ops::UnaryOp::Reciprocal, y.tensor),
+                                x);
+      }));
+    }
+  }
   return wrap(maybe_nogil(release, [&] { return autograd::binary(OP, x, y); }));
   EMBER_PY_CATCH
 }

@@ -30,8 +30,11 @@ bool to_operand(PyObject* p, ops::Operand* out) {
     out->scalar = Scalar::from_double(PyFloat_AS_DOUBLE(p));
     return true;
   }
-  if (!PyComplex_Check(p) && std::strncmp(Py_TYPE(p)->tp_name, "numpy.", 6) == 0 &&
-      is_scalar_like(p)) {
+  if (PyComplex_Check(p)) {
+    out->scalar = complex_scalar(p);
+    return true;
+  }
+  if (std::strncmp(Py_TYPE(p)->tp_name, "numpy.", 6) == 0 && is_scalar_like(p)) {
     out->scalar = scalar_arg(p, "operator", "other");
     return true;
   }

@@ -66,9 +66,15 @@ void check_opmath_number(const Scalar& v, ScalarType dt) {
   check_scalar_fits(v, dt);
 }
 
+// addcmul/addcdiv's value: torch's CPU kernels convert it checked into the
+// result dtype (float32 for float16/bfloat16); its CUDA ones into the CUDA
+// accumulation type, int64 for the integer dtypes (addcmul(uint8_x, t1, t2,
+// value=-2.5) multiplies by -2 there).
 void check_addc_value(const Tensor& x, const Tensor& a, const Tensor& b, const Scalar& v) {
   const Operand ox(x), oa(a), ob(b);
-  check_opmath_number(v, ops::result_type({&ox, &oa, &ob}));
+  ScalarType dt = ops::result_type({&ox, &oa, &ob});
+  if (x.is_cuda() && is_integral(dt, false)) dt = ScalarType::Int64;
+  check_opmath_number(v, dt);
 }
 
 PyObject* finish(Tensor r, const Tensor& out, PyObject* out_obj) {
@@ -132,6 +138,18 @@ void clamp_scalar_overload(std::optional<Operand>& mn, std::optional<Operand>& m
   }
 }
 
+// clamp_min(x, nan) / clamp_max(x, nan) with a number: torch's clamp_min_out /
+// clamp_max_out fill the result with NaN (on both devices; clamp(x, min=nan)
+// instead runs its kernel, which keeps x). Given as two NaN bounds, which
+// ops::clamp fills with NaN in the result dtype.
+void nan_bound_fills(std::optional<Operand>& mn, std::optional<Operand>& mx) {
+  std::optional<Operand>& b = mn ? mn : mx;
+  if (b && b->is_scalar() && b->scalar.is_floating() && std::isnan(b->scalar.d)) {
+    mn = *b;
+    mx = *b;
+  }
+}
+
 template <int KIND>
 PyObject* clamp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw) {
   EMBER_PY_TRY
@@ -151,6 +169,7 @@ PyObject* clamp_function(PyObject*, PyObject* const* args, Py_ssize_t nargsf, Py
     out_obj = s[3];
   } else {
     (KIND == kMinOnly ? mn : mx) = operand_arg(s[1], "clamp", KIND == kMinOnly ? "min" : "max");
+    nan_bound_fills(mn, mx);
     out_obj = s[2];
   }
   const Tensor out = out_arg(out_obj, "clamp");
@@ -177,6 +196,7 @@ PyObject* clamp_method(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
     clamp_scalar_overload(mn, mx);
   } else {
     (KIND == kMinOnly ? mn : mx) = operand_arg(s[0], "clamp", KIND == kMinOnly ? "min" : "max");
+    nan_bound_fills(mn, mx);
   }
   check_clamp_bounds(x, mn, mx);
   const Operand in(x);

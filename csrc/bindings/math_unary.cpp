@@ -69,7 +69,6 @@ constexpr UnaryEntry kUnary[] = {
     {"abs", UnaryOp::Abs, kUnaryNone, true, true},
     {"absolute", UnaryOp::Abs, kUnaryNone, true, true},
     {"sign", UnaryOp::Sign, kUnaryNone, true, true},
-    {"sgn", UnaryOp::Sign, kUnaryNone, true, true},  // sign for real tensors
     {"square", UnaryOp::Square, kUnaryNone, true, true},
     {"relu", UnaryOp::Relu, kUnaryNone, true, true},
     {"floor", UnaryOp::Floor, kUnaryNone, true, true},

@@ -31,6 +31,7 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_nn_norm(m);
   ember::bindings::bind_index_ops(m);
   ember::bindings::bind_math(m);
+  ember::bindings::bind_complex(m);
   ember::bindings::bind_random(m, cuda);
   ember::bindings::bind_amp(m);
   ember::bindings::bind_jit(cuda);

@@ -95,7 +95,7 @@ Options options(py::handle dtype, py::handle device, bool pin, bool grad, const 
   const Device d = device_arg(device);
   EMBER_CHECK(!pin || d.is_cpu(), fn, "(): only CPU tensors can be pinned");
   const ScalarType dt = dtype.is_none() ? fallback : dtype_from_py(dtype);
-  if (grad && !is_floating(dt)) {
+  if (grad && !is_floating_or_complex(dt)) {
     throw Error("Only Tensors of floating point and complex dtype can require gradients");
   }
   return Options{dt, d, pin, grad};

@@ -36,6 +36,7 @@ py::object tensor_repr(py::handle self) {
 
 Tensor convert_to(const Tensor& t, const Device& device, ScalarType dtype, bool non_blocking,
                bool copy, bool pin = false) {
+  warn_if_discarding_imag(t.dtype(), dtype);
   py::gil_scoped_release nogil;
   return autograd::to(t, device, dtype, non_blocking, copy, pin);
 }
@@ -81,6 +82,16 @@ py::object tensor_to(py::object self_obj, py::args args, py::kwargs kwargs) {
   }
   return to_result(self_obj, convert_to(self, device.value_or(self.device()),
                                      dtype.value_or(self.dtype()), non_blocking, copy));
+}
+
+// The element as a real Python number: a complex one with a nonzero
+// imaginary part raises (torch's checked conversion), else its real part.
+py::object real_item(const Tensor& t, const char* cpp_type) {
+  py::object v = tensor_item(t);
+  if (!PyComplex_Check(v.ptr())) return v;
+  EMBER_CHECK(PyComplex_ImagAsDouble(v.ptr()) == 0.0, "value cannot be converted to type ",
+              cpp_type, " without overflow");
+  return py::float_(PyComplex_RealAsDouble(v.ptr()));
 }
 
 void check_one_element(const Tensor& t) {
@@ -183,7 +194,7 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
       })
       .def("get_device", [](const Tensor& t) { return t.is_cuda() ? t.device().index : -1; })
       .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
-      .def("is_complex", [](const Tensor&) { return false; })
+      .def("is_complex", [](const Tensor& t) { return is_complex(t.dtype()); })
       .def("is_signed", [](const Tensor& t) { return is_signed(t.dtype()); })
       .def("_is_view_of", [](const Tensor& a, const Tensor& b) {
         return a.storage().get() == b.storage().get();
@@ -223,6 +234,9 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
   def_dtype_method(cls, "char", ScalarType::Int8);
   def_dtype_method(cls, "byte", ScalarType::UInt8);
   def_dtype_method(cls, "bool", ScalarType::Bool);
+  def_dtype_method(cls, "cfloat", ScalarType::ComplexFloat);
+  def_dtype_method(cls, "cdouble", ScalarType::ComplexDouble);
+  def_dtype_method(cls, "chalf", ScalarType::ComplexHalf);
   cls.def(
       "type_as", [](py::object self, const Tensor& other) {
         const Tensor& t = tensor_arg(self);
@@ -234,6 +248,7 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
       [](py::object self, py::handle src, bool non_blocking) {
         const Tensor& dst = tensor_arg(self);
         const Tensor& s = tensor_arg(src, "src");
+        warn_if_discarding_imag(s.dtype(), dst.dtype());
         py::gil_scoped_release nogil;
         autograd::copy_(dst, s, non_blocking);
         return self;
@@ -372,11 +387,11 @@ makes an uninitialised tensor of the default dtype, ``ember.Tensor(data)`` copie
   });
   cls.def("__float__", [](const Tensor& t) {
     check_one_element(t);
-    return py::float_(tensor_item(t));
+    return py::float_(real_item(t, "double"));
   });
   // An exact int (a bool tensor's item is a Python bool: int(True) is 1, not True).
   auto exact_int = [](const Tensor& t) {
-    PyObject* r = PyNumber_Long(tensor_item(t).ptr());
+    PyObject* r = PyNumber_Long(real_item(t, "int64_t").ptr());
     if (!r) throw py::error_already_set();
     return py::reinterpret_steal<py::int_>(r);
   };

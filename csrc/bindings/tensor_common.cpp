@@ -163,13 +163,27 @@ Shape sizes_from_args(const py::args& args, const char* fn, const char* arg) {
 
 bool is_scalar_like(py::handle obj) {
   PyObject* p = obj.ptr();
-  if (PyBool_Check(p) || PyLong_Check(p) || PyFloat_Check(p)) return true;
+  if (PyBool_Check(p) || PyLong_Check(p) || PyFloat_Check(p) || PyComplex_Check(p)) return true;
   if (is_tensor(obj)) return tensor_arg(obj).numel() == 1;
   // NumPy scalars (np.float32(1), np.int64(2), np.bool_(True)).
   PyTypeObject* t = Py_TYPE(p);
   const char* name = t->tp_name;
   return std::string(name).rfind("numpy.", 0) == 0 && !PyObject_HasAttrString(p, "__len__") &&
          (PyIndex_Check(p) || PyNumber_Check(p));
+}
+
+void warn_if_discarding_imag(ScalarType from, ScalarType to) {
+  if (!is_complex(from) || is_complex(to)) return;
+  if (PyErr_WarnEx(PyExc_UserWarning,
+                   "Casting complex values to real discards the imaginary part", 1) < 0) {
+    throw py::error_already_set();
+  }
+}
+
+Scalar complex_scalar(PyObject* p) {
+  const Py_complex c = PyComplex_AsCComplex(p);  // __complex__ for NumPy's complex64
+  if (c.real == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+  return Scalar::from_complex(c.real, c.imag);
 }
 
 Scalar scalar_arg(py::handle obj, const char* fn, const char* arg) {
@@ -190,14 +204,12 @@ Scalar scalar_arg(py::handle obj, const char* fn, const char* arg) {
     }
     return scalar_arg(tensor_item(t), fn, arg);
   }
-  if (PyComplex_Check(p)) {
-    throw TypeError(detail::str(fn, "(): complex numbers are not supported by ember (argument '",
-                                arg, "')"));
-  }
+  if (PyComplex_Check(p)) return complex_scalar(p);
   const std::string name = Py_TYPE(p)->tp_name;
   if (name == "numpy.bool" || name == "numpy.bool_") {
     return Scalar::from_bool(PyObject_IsTrue(p) == 1);
   }
+  if (name.rfind("numpy.complex", 0) == 0) return complex_scalar(p);  // numpy.complex64 ...
   if (name.rfind("numpy.", 0) == 0) {
     if (PyIndex_Check(p)) return Scalar::from_int(int_arg(obj, fn, arg));
     if (PyNumber_Check(p) && !PyObject_HasAttrString(p, "__len__")) {

@@ -56,6 +56,12 @@ Shape sizes_from_args(const py::args& args, const char* fn, const char* arg = "s
 // A Python number (bool, int, float, numpy scalar) or one-element tensor.
 bool is_scalar_like(py::handle obj);
 Scalar scalar_arg(py::handle obj, const char* fn, const char* arg);
+// A Python complex (or an object with __complex__, such as numpy.complex64).
+Scalar complex_scalar(PyObject* p);
+// torch's UserWarning "Casting complex values to real discards the imaginary
+// part" for a conversion from a complex dtype to a real one (needs the GIL;
+// raises when warnings are errors).
+void warn_if_discarding_imag(ScalarType from, ScalarType to);
 // A device argument: None -> the default device (CPU unless ember.set_default_device
 // or `with ember.device(...)` says otherwise); CUDA devices get their index resolved.
 Device device_arg(py::handle obj);

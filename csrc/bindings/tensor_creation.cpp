@@ -29,7 +29,7 @@ Options options(py::handle dtype, py::handle device, bool pin_memory, bool requi
   EMBER_CHECK(!pin_memory || d.is_cpu(), fn, "(): only CPU tensors can be pinned, but "
               "pin_memory=True was given with device='", d.str(), "'");
   const ScalarType dt = dtype.is_none() ? fallback : dtype_from_py(dtype);
-  if (requires_grad && !is_floating(dt)) {
+  if (requires_grad && !is_floating_or_complex(dt)) {
     throw Error("Only Tensors of floating point and complex dtype can require gradients");
   }
   return Options{dt, resolve_device(d), pin_memory, requires_grad};

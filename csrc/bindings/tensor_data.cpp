@@ -62,14 +62,14 @@ ScalarType leaf_type(py::handle obj) {
   if (PyFloat_CheckExact(p)) return default_dtype();
   if (PyBool_Check(p)) return ScalarType::Bool;
   if (PyLong_CheckExact(p)) return ScalarType::Int64;
+  if (PyComplex_CheckExact(p)) return default_complex_dtype();
   if (!is_scalar_like(obj)) bad_leaf(obj);
   if (is_tensor(obj)) return tensor_arg(obj).dtype();
   if (PyObject_HasAttrString(p, "dtype") && PyObject_HasAttrString(p, "__array_interface__")) {
     // A NumPy scalar: its dtype, through the same mapping as arrays.
     return tensor_from_numpy(py::module_::import("numpy").attr("asarray")(obj)).dtype();
   }
-  const Scalar s = scalar_arg(obj, "tensor", "data");
-  return s.is_floating() ? default_dtype() : s.is_bool() ? ScalarType::Bool : ScalarType::Int64;
+  return scalar_arg(obj, "tensor", "data").default_type();
 }
 
 // Checks the nesting against `shape` and promotes the leaves' dtypes.
@@ -107,7 +107,10 @@ void write(py::handle obj, const Shape& shape, size_t depth, T*& out) {
     if (PyFloat_Check(p)) {
       *out++ = convert<T, double>(PyFloat_AS_DOUBLE(p));
     } else {
-      *out++ = scalar_arg(obj, "tensor", "data").to<T>();
+      const Scalar v = scalar_arg(obj, "tensor", "data");
+      // torch: a complex number in a real tensor is Python's TypeError.
+      if (v.is_complex() && !is_complex_v<T>) throw TypeError("must be real number, not complex");
+      *out++ = v.to<T>();
     }
     return;
   }
@@ -123,7 +126,7 @@ Tensor from_nested(py::handle data, std::optional<ScalarType> dtype, bool pin_me
   scan(data, shape, 0, inferred);
   const ScalarType t = dtype ? *dtype : inferred.value_or(default_dtype());  // empty: default
   Tensor out = Tensor::empty(shape, t, kCpu, pin_memory);
-  dispatch(t, [&](auto tag) {
+  dispatch_all(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = static_cast<T*>(out.data_ptr());
     write<T>(data, shape, 0, p);
@@ -141,7 +144,10 @@ bool is_array_like(py::handle obj) {
 py::object to_py(bool v) { return py::bool_(v); }
 template <typename T>
 py::object to_py(T v) {
-  if constexpr (std::is_integral<T>::value) {
+  if constexpr (is_complex_v<T>) {
+    const Complex<double> c = convert<Complex<double>>(v);
+    return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(c.re, c.im));
+  } else if constexpr (std::is_integral<T>::value) {
     return py::reinterpret_steal<py::object>(PyLong_FromLongLong(static_cast<long long>(v)));
   } else {
     return py::reinterpret_steal<py::object>(PyFloat_FromDouble(static_cast<double>(v)));
@@ -203,7 +209,7 @@ py::object element_to_py(const Tensor& t_in) {
   // A device tensor's element is read through a copy to the host (a
   // synchronising read, as .item()).
   const Tensor t = t_in.is_cpu() ? t_in : ops::to(t_in, Device(DeviceType::CPU), t_in.dtype());
-  return dispatch(t.dtype(), [&](auto tag) -> py::object {
+  return dispatch_all(t.dtype(), [&](auto tag) -> py::object {
     using T = typename decltype(tag)::type;
     const T v = *static_cast<const T*>(t.data_ptr());
     if constexpr (is_reduced_float<T>::value) {
@@ -233,11 +239,15 @@ py::object tensor_tolist(const Tensor& t) {
     py::gil_scoped_release nogil;
     host = ops::to(t, kCpu, t.dtype());
   }
-  return dispatch(host.dtype(), [&](auto tag) -> py::object {
+  return dispatch_all(host.dtype(), [&](auto tag) -> py::object {
     using T = typename decltype(tag)::type;
     if constexpr (is_reduced_float<T>::value) {
       const Tensor f = ops::to(host, kCpu, ScalarType::Float32);
       return build_list<float>(static_cast<const float*>(f.data_ptr()), f.sizes(), f.strides(), 0);
+    } else if constexpr (std::is_same<T, Complex<Half>>::value) {
+      const Tensor f = ops::to(host, kCpu, ScalarType::ComplexFloat);
+      return build_list<Complex<float>>(static_cast<const Complex<float>*>(f.data_ptr()),
+                                        f.sizes(), f.strides(), 0);
     } else {
       return build_list<T>(static_cast<const T*>(host.data_ptr()), host.sizes(), host.strides(),
                            0);

@@ -47,8 +47,9 @@ Item classify(py::handle obj, const Tensor& self) {
   Tensor t;
   if (is_tensor(obj)) {
     t = tensor_arg(obj);
-    // A 0-d integer tensor on the CPU indexes like the int it holds.
-    if (t.dim() == 0 && t.is_cpu() && is_integral(t.dtype(), false) &&
+    // A 0-d integer tensor indexes like the int it holds, on any device (torch's
+    // applySlicing reads it with item(): one host synchronisation for a GPU index).
+    if (t.dim() == 0 && is_integral(t.dtype(), false) &&
         t.dtype() != ScalarType::UInt8) {
       return Item{Kind::Int, obj, py::cast<int64_t>(element_to_py(t))};
     }

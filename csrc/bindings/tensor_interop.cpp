@@ -49,8 +49,8 @@ size_t extent_bytes(const Shape& sizes, const Shape& strides, size_t item) {
 }
 
 const char* unsupported_numpy_types =
-    "The only supported types are: float64, float32, float16, int64, int32, int16, int8, "
-    "uint8, and bool.";
+    "The only supported types are: float64, float32, float16, complex64, complex128, int64, "
+    "int32, int16, int8, uint8, and bool.";
 
 ScalarType dtype_from_kind(char kind, size_t size, const std::string& what) {
   switch (kind) {
@@ -71,10 +71,25 @@ ScalarType dtype_from_kind(char kind, size_t size, const std::string& what) {
       if (size == 4) return ScalarType::Float32;
       if (size == 8) return ScalarType::Float64;
       break;
+    case 'c':
+      if (size == 8) return ScalarType::ComplexFloat;
+      if (size == 16) return ScalarType::ComplexDouble;
+      break;
     default:
       break;
   }
   throw TypeError(detail::str("can't convert ", what, ". ", unsupported_numpy_types));
+}
+
+// Complex elements are read as one aligned {re, im} pair (tensor/complex.hpp):
+// foreign complex data must be aligned to its element size (NumPy's and CUDA's
+// allocations are; a view at an odd float offset is not).
+void check_complex_alignment(const void* data, ScalarType t, const char* what) {
+  if (!is_complex(t)) return;
+  const size_t item = element_size(t);
+  EMBER_CHECK_VALUE(reinterpret_cast<uintptr_t>(data) % item == 0, what, " holds ",
+                    dtype_name(t), " data at an address that is not a multiple of ", item,
+                    " bytes; ember reads complex elements as aligned pairs. Copy the data first.");
 }
 
 // NumPy / array-interface type strings ("<f4", "|b1").
@@ -89,9 +104,11 @@ std::string typestr(ScalarType t) {
     case ScalarType::Float16: return "<f2";
     case ScalarType::Float32: return "<f4";
     case ScalarType::Float64: return "<f8";
+    case ScalarType::ComplexFloat: return "<c8";
+    case ScalarType::ComplexDouble: return "<c16";
     default: break;
   }
-  throw TypeError("Got unsupported ScalarType BFloat16");
+  throw TypeError(detail::str("Got unsupported ScalarType ", torch_scalar_name(t)));
 }
 
 #if EMBER_WITH_CUDA
@@ -219,6 +236,7 @@ Tensor tensor_from_numpy(py::handle obj) {
     strides[i] = sb / static_cast<int64_t>(item);
   }
   void* data = const_cast<void*>(arr.data());
+  check_complex_alignment(data, st, "the numpy array");
   const size_t nbytes = extent_bytes(sizes, strides, item);
   Storage s = wrap_storage(data, nbytes, kCpu, py_owner(obj));
   return Tensor(std::move(s), st, std::move(sizes), std::move(strides), 0);
@@ -278,6 +296,7 @@ Tensor tensor_from_cai(py::handle obj) {
   checked_numel(sizes, item);
   py::tuple data = d["data"];
   auto* ptr = reinterpret_cast<void*>(py::cast<uintptr_t>(data[0]));
+  check_complex_alignment(ptr, st, "the __cuda_array_interface__ object");
   cuda::lazy_init();
   const int dev = pointer_device(ptr);
   if (d.contains("stream") && !d["stream"].is_none()) {

@@ -4,7 +4,8 @@
 //
 // Compute types: float16, bfloat16 and float32 compute in float, float64 in
 // double, bool and the integers in int64 (wrap-around results are the same as
-// computing in the narrow type and are kept by the final conversion).
+// computing in the narrow type and are kept by the final conversion);
+// complex32 and complex64 in Complex<float>, complex128 in Complex<double>.
 #pragma once
 
 #include <cstdint>
@@ -24,14 +25,35 @@ template <> struct ComputeTypeOf<Half> { using type = float; };
 template <> struct ComputeTypeOf<BFloat16> { using type = float; };
 template <> struct ComputeTypeOf<float> { using type = float; };
 template <> struct ComputeTypeOf<double> { using type = double; };
+template <> struct ComputeTypeOf<Complex<Half>> { using type = Complex<float>; };
+template <> struct ComputeTypeOf<Complex<float>> { using type = Complex<float>; };
+template <> struct ComputeTypeOf<Complex<double>> { using type = Complex<double>; };
 template <typename T>
 using compute_t = typename ComputeTypeOf<T>::type;
 
-// The compute dtype of a dtype: Float32, Float64 or Int64.
+// The compute dtype of a dtype: Float32, Float64, Int64, ComplexFloat or
+// ComplexDouble.
 constexpr ScalarType compute_dtype(ScalarType t) {
-  return t == ScalarType::Float64 ? ScalarType::Float64
-         : is_floating(t)         ? ScalarType::Float32
-                                  : ScalarType::Int64;
+  return t == ScalarType::Float64         ? ScalarType::Float64
+         : is_floating(t)                 ? ScalarType::Float32
+         : t == ScalarType::ComplexDouble ? ScalarType::ComplexDouble
+         : is_complex(t)                  ? ScalarType::ComplexFloat
+                                          : ScalarType::Int64;
+}
+
+// The storage type of a functor's result R for inputs stored as T and
+// computed in C: bool for predicates, T when R is C, and T's parts when R is
+// C's parts (abs and angle of complex values).
+template <typename R, typename C, typename T>
+using out_storage_t =
+    std::conditional_t<std::is_same<R, bool>::value, bool,
+                       std::conditional_t<std::is_same<R, C>::value, T, real_of_t<T>>>;
+// The dtype of out_storage_t for inputs of dtype t.
+template <typename R, typename C>
+constexpr ScalarType out_dtype_for(ScalarType t) {
+  return std::is_same<R, bool>::value ? ScalarType::Bool
+         : std::is_same<R, C>::value  ? t
+                                      : to_real_type(t);
 }
 
 // *p as a C, p holding an element of dtype `dt`.
@@ -48,6 +70,20 @@ EMBER_HD_INLINE C load_as(const char* p, ScalarType dt) {
     case ScalarType::BFloat16: return convert<C>(*reinterpret_cast<const BFloat16*>(p));
     case ScalarType::Float32: return convert<C>(*reinterpret_cast<const float*>(p));
     case ScalarType::Float64: break;
+    // Complex inputs reach complex compute types only (a complex operand
+    // makes the common dtype complex, and ops without complex kernels refuse
+    // them in make_elementwise): the real kernels carry no complex loads.
+    case ScalarType::ComplexHalf:
+      if constexpr (is_complex_v<C>) return convert<C>(*reinterpret_cast<const Complex<Half>*>(p));
+      break;
+    case ScalarType::ComplexFloat:
+      if constexpr (is_complex_v<C>) return convert<C>(*reinterpret_cast<const Complex<float>*>(p));
+      break;
+    case ScalarType::ComplexDouble:
+      if constexpr (is_complex_v<C>) {
+        return convert<C>(*reinterpret_cast<const Complex<double>*>(p));
+      }
+      break;
   }
   return convert<C>(*reinterpret_cast<const double*>(p));
 }
@@ -66,6 +102,15 @@ EMBER_HD_INLINE void store_as(char* p, ScalarType dt, R v) {
     case ScalarType::BFloat16: *reinterpret_cast<BFloat16*>(p) = convert<BFloat16>(v); return;
     case ScalarType::Float32: *reinterpret_cast<float*>(p) = convert<float>(v); return;
     case ScalarType::Float64: break;
+    case ScalarType::ComplexHalf:
+      *reinterpret_cast<Complex<Half>*>(p) = convert<Complex<Half>>(v);
+      return;
+    case ScalarType::ComplexFloat:
+      *reinterpret_cast<Complex<float>*>(p) = convert<Complex<float>>(v);
+      return;
+    case ScalarType::ComplexDouble:
+      *reinterpret_cast<Complex<double>*>(p) = convert<Complex<double>>(v);
+      return;
   }
   *reinterpret_cast<double*>(p) = convert<double>(v);
 }
@@ -85,6 +130,7 @@ EMBER_HD_INLINE C round_through(C v, ScalarType to) {
     case ScalarType::Int32: return convert<C>(convert<int32_t>(v));
     case ScalarType::Float16: return convert<C>(convert<Half>(v));
     case ScalarType::BFloat16: return convert<C>(convert<BFloat16>(v));
+    case ScalarType::ComplexHalf: return convert<C>(convert<Complex<Half>>(v));
     default: return v;
   }
 }
@@ -106,7 +152,8 @@ EMBER_HD_INLINE R round_result(R v, ScalarType to) {
 // computing in compute_dtype(common): only when common is narrower than that.
 constexpr bool rounds_through(ScalarType common) {
   return common != ScalarType::Float32 && common != ScalarType::Float64 &&
-         common != ScalarType::Int64;
+         common != ScalarType::Int64 && common != ScalarType::ComplexFloat &&
+         common != ScalarType::ComplexDouble;
 }
 
 // Calls f with the first NIN values of a (the functors take 1 to 3 arguments).

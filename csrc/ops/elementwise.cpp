@@ -19,6 +19,10 @@ bool is_cpu_scalar(const Tensor& t) { return t.dim() == 0 && t.is_cpu(); }
 
 Scalar read_scalar(const Tensor& t) {
   const char* p = static_cast<const char*>(t.data_ptr());
+  if (is_complex(t.dtype())) {
+    const Complex<double> v = load_as<Complex<double>>(p, t.dtype());
+    return Scalar::from_complex(v.re, v.im);
+  }
   if (t.dtype() == ScalarType::Bool) return Scalar::from_bool(load_as<bool>(p, t.dtype()));
   if (is_floating(t.dtype())) return Scalar::from_double(load_as<double>(p, t.dtype()));
   return Scalar::from_int(load_as<int64_t>(p, t.dtype()));
@@ -44,6 +48,13 @@ void resize_out(const Tensor& out, const Shape& shape) {
 // s converted to dtype t and back (wrapped, rounded) -- what torch computes
 // with after casting a wrapped number to the common dtype.
 Scalar round_to_dtype(const Scalar& s, ScalarType t) {
+  if (is_complex(t)) {
+    return dispatch_complex(t, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const Complex<double> v = convert<Complex<double>>(s.to<T>());
+      return Scalar::from_complex(v.re, v.im);
+    });
+  }
   return dispatch(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = s.to<T>();
@@ -168,8 +179,27 @@ Shape output_strides(const Shape& shape, std::initializer_list<const Operand*> i
   return strides;
 }
 
+namespace {
+
+// A complex input (or common dtype) of an op without complex kernels raises.
+void check_complex(const ElementwiseSpec& spec, const Tensor& out,
+                   std::initializer_list<const Operand*> inputs) {
+  if (spec.complex) return;
+  ScalarType found = spec.common;
+  bool cuda = out.defined() && out.is_cuda();
+  for (const Operand* o : inputs) {
+    if (o->is_scalar()) continue;
+    cuda = cuda || o->tensor.is_cuda();
+    if (is_complex(o->tensor.dtype())) found = o->tensor.dtype();
+  }
+  if (is_complex(found)) not_implemented(spec.name, found, cuda);
+}
+
+}  // namespace
+
 ElementwiseIter make_elementwise(const ElementwiseSpec& spec, const Tensor& out_arg, bool inplace,
                                  std::initializer_list<const Operand*> inputs) {
+  check_complex(spec, out_arg, inputs);
   ElementwiseIter it;
   it.name = spec.name;
   it.nin = static_cast<int>(inputs.size());
@@ -212,7 +242,7 @@ ElementwiseIter make_elementwise(const ElementwiseSpec& spec, const Tensor& out_
       // input; a Python number only where torch's kernel does so.
       const bool keep = !o->is_scalar() && ((spec.keep_scalar_tensors >> (k - 1)) & 1u) &&
                         is_floating(spec.common);
-      if ((!o->is_scalar() && !keep) || spec.round_numbers || !is_floating(spec.common)) {
+      if ((!o->is_scalar() && !keep) || spec.round_numbers || !is_floating_or_complex(spec.common)) {
         it.value[k] = round_to_dtype(it.value[k], spec.common);
       }
       it.dtype[k] = o->dtype();

@@ -193,21 +193,29 @@ void run_elementwise_cuda(const ElementwiseIter& it, const F& f) {
     t = it.dtype[k];
     any = true;
   }
-  constexpr bool kPredicate = std::is_same<R, bool>::value;
-  if (uniform && it.plain() && it.is_flat() &&
-      it.dtype[0] == (kPredicate ? ScalarType::Bool : t)) {
+  if (uniform && it.plain() && it.is_flat() && it.dtype[0] == out_dtype_for<R, C>(t)) {
     bool ran = false;
-    dispatch(t, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      // int8 and int16 take the dynamic kernel: rare, and it keeps the
-      // number of instantiations (and the build time) down.
-      constexpr bool kNarrowInt = std::is_same<T, int8_t>::value || std::is_same<T, int16_t>::value;
-      if constexpr (std::is_same<compute_t<T>, C>::value && !kNarrowInt) {
-        using Out = std::conditional_t<kPredicate, bool, T>;
-        launch_flat<C, NIN, T, Out>(it, f, byval, stream);
+    if constexpr (is_complex_v<C>) {
+      // One flat kernel per complex compute type (complex32 takes the dynamic one).
+      if (t == (std::is_same<C, Complex<float>>::value ? ScalarType::ComplexFloat
+                                                       : ScalarType::ComplexDouble)) {
+        launch_flat<C, NIN, C, out_storage_t<R, C, C>>(it, f, byval, stream);
         ran = true;
       }
-    });
+    } else if (!is_complex(t)) {
+      dispatch(t, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        // int8 and int16 take the dynamic kernel: rare, and it keeps the
+        // number of instantiations (and the build time) down.
+        constexpr bool kNarrowInt =
+            std::is_same<T, int8_t>::value || std::is_same<T, int16_t>::value;
+        if constexpr (std::is_same<compute_t<T>, C>::value && !kNarrowInt) {
+          using Out = out_storage_t<R, C, T>;
+          launch_flat<C, NIN, T, Out>(it, f, byval, stream);
+          ran = true;
+        }
+      });
+    }
     if (ran) return;
   }
   launch_dynamic<C, NIN>(it, f, byval, stream);

@@ -103,6 +103,11 @@ struct ElementwiseSpec {
   // (its CPU mul/div with a scalar second operand, its CUDA opmath kernels
   // with a CPU scalar).
   unsigned keep_scalar_tensors = 0;
+  // The op has complex kernels (ops/pointwise/complex.hpp). Without them a
+  // complex input or common dtype raises torch's "\"name_cpu\" not
+  // implemented for 'ComplexFloat'" before anything is allocated, so no real
+  // kernel ever sees complex data.
+  bool complex = false;
 };
 
 // `out`: undefined for a new output; `inplace`: out is the op's first input

@@ -109,17 +109,30 @@ void run_rows(const ElementwiseIter& it, const Loop& loop, int64_t grain) {
   });
 }
 
-// Calls f(TypeTag<T>) for the storage type T of `dt` when T computes in C.
+// Calls f(TypeTag<T>) for the storage type T of `dt` when T computes in C
+// (complex storage only for a complex C; complex32 takes the dynamic loop).
 template <typename C, typename F>
 bool dispatch_storage(ScalarType dt, F&& f) {
   bool done = false;
-  dispatch(dt, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_same<compute_t<T>, C>::value) {
-      f(tag);
-      done = true;
+  if constexpr (is_complex_v<C>) {
+    if (dt == ScalarType::ComplexFloat || dt == ScalarType::ComplexDouble) {
+      dispatch_complex(dt, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_same<T, C>::value) {
+          f(tag);
+          done = true;
+        }
+      });
     }
-  });
+  } else if (!is_complex(dt)) {
+    dispatch(dt, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_same<compute_t<T>, C>::value) {
+        f(tag);
+        done = true;
+      }
+    });
+  }
   return done;
 }
 
@@ -148,8 +161,8 @@ void run_elementwise_cpu(const ElementwiseIter& it, const F& f,
   if (uniform && it.plain()) {
     const bool ran = dispatch_storage<C>(t, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      using Out = std::conditional_t<std::is_same<R, bool>::value, bool, T>;
-      if (it.dtype[0] != (std::is_same<R, bool>::value ? ScalarType::Bool : t)) {
+      using Out = out_storage_t<R, C, T>;
+      if (it.dtype[0] != out_dtype_for<R, C>(t)) {
         uniform = false;
         return;
       }

@@ -3,7 +3,8 @@
 // host and to CUDA's math library on the device (full precision, no fast-math
 // intrinsics); and integer arithmetic that wraps around instead of
 // overflowing (signed overflow is undefined in C++, defined as wrap-around in
-// torch and numpy).
+// torch and numpy). The complex overloads are in ops/complex_math.hpp, included
+// at the end, so every functor header sees them.
 #pragma once
 
 #include <cmath>
@@ -106,3 +107,6 @@ EMBER_HD_INLINE C neg(C a) {
 }
 
 }  // namespace ember::ops::m
+
+// The complex overloads (Complex<float>, Complex<double>) of the functions above.
+#include "ops/complex_math.hpp"

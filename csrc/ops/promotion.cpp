@@ -11,6 +11,11 @@ int8_t combine(int8_t higher, int8_t lower) {
   if (higher < 0) return lower;
   if (lower < 0) return higher;
   const auto h = static_cast<ScalarType>(higher), l = static_cast<ScalarType>(lower);
+  if (is_complex(h)) return higher;
+  if (is_complex(l)) {
+    // A floating `higher` keeps its precision; an integral one takes `lower`.
+    return static_cast<int8_t>(is_floating(h) ? to_complex_type(h) : l);
+  }
   if (is_floating(h)) return higher;
   if (h == ScalarType::Bool || is_floating(l)) return static_cast<int8_t>(promote_types(h, l));
   return higher;
@@ -24,6 +29,7 @@ ScalarType ResultType::result() const {
 }
 
 bool can_cast(ScalarType from, ScalarType to) {
+  if (is_complex(from) && !is_complex(to)) return false;
   if (is_floating(from) && is_integral(to, false)) return false;
   if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
   return true;

@@ -4,12 +4,17 @@
 // least one dimension, 0-d tensors, and Python numbers ("wrapped numbers").
 // Each category promotes within itself (promote_types); a lower category
 // changes the result only when it is of a higher kind (bool < integer <
-// floating): int32_tensor + 1 stays int32, float16_tensor * 2.5 stays float16,
-// int_tensor + 2.5 gives the default dtype, bool_tensor + 1 gives int64.
-// Python floats count as the default dtype, Python ints as int64.
+// floating < complex): int32_tensor + 1 stays int32, float16_tensor * 2.5
+// stays float16, int_tensor + 2.5 gives the default dtype, bool_tensor + 1
+// gives int64; a complex lower category makes a floating result complex with
+// the same precision (float64_tensor * 1j is complex128, float16_tensor * 1j
+// complex32), and an integral one takes the lower complex dtype.
+// Python floats count as the default dtype, Python ints as int64, Python
+// complex numbers as the default complex dtype (complex64 for float32).
 //
 // In-place results and out= arguments must be castable from the result type
-// (can_cast): no floating -> integral, nothing but bool -> bool.
+// (can_cast): no complex -> non-complex, no floating -> integral, nothing but
+// bool -> bool.
 #pragma once
 
 #include <cstdint>
@@ -51,9 +56,10 @@ bool can_cast(ScalarType from, ScalarType to);
 void check_can_cast(ScalarType result, ScalarType out);
 
 // The type an integer or bool result turns into for ops that always give
-// floats (true division, sin, sqrt ...): the default dtype.
+// floats (true division, sin, sqrt ...): the default dtype. Floating and
+// complex types stay as they are.
 inline ScalarType to_floating(ScalarType t) {
-  return is_floating(t) ? t : default_dtype();
+  return is_floating_or_complex(t) ? t : default_dtype();
 }
 
 }  // namespace ember::ops

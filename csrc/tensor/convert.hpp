@@ -3,11 +3,16 @@
 // float16/bfloat16 go through float; floating -> narrow integer goes through
 // int64 (so -1.0 -> uint8 is 255, as in torch and numpy). Out-of-range float to
 // integer conversions are unspecified, as in C++, torch and numpy, but never trap.
+// Complex values: real -> complex has imaginary part 0; complex -> real keeps
+// the real part (torch warns about that in its bindings, so does ember's);
+// complex -> bool is true when either part is nonzero; complex -> complex
+// converts each part.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
+#include "tensor/complex.hpp"
 #include "tensor/half.hpp"
 
 namespace ember {
@@ -20,6 +25,18 @@ template <typename D, typename S>
 EMBER_HD_INLINE D convert(S s) {
   if constexpr (std::is_same<D, S>::value) {
     return s;
+  } else if constexpr (is_complex_v<S>) {
+    if constexpr (is_complex_v<D>) {
+      using R = real_of_t<D>;
+      return D(convert<R>(s.re), convert<R>(s.im));
+    } else if constexpr (std::is_same<D, bool>::value) {
+      return convert<bool>(s.re) || convert<bool>(s.im);
+    } else {
+      return convert<D>(s.re);
+    }
+  } else if constexpr (is_complex_v<D>) {
+    using R = real_of_t<D>;
+    return D(convert<R>(s), R(0.0f));
   } else if constexpr (is_reduced_float<S>::value) {
     return convert<D, float>(static_cast<float>(s));
   } else if constexpr (std::is_same<D, bool>::value) {

@@ -58,6 +58,9 @@ DLDataType to_dl_dtype(ScalarType t) {
     case ScalarType::Float16:
     case ScalarType::Float32:
     case ScalarType::Float64: return {kDLFloat, bits, 1};
+    case ScalarType::ComplexHalf:
+    case ScalarType::ComplexFloat:
+    case ScalarType::ComplexDouble: return {kDLComplex, bits, 1};
     default: return {kDLInt, bits, 1};
   }
 }
@@ -87,12 +90,17 @@ ScalarType from_dl_dtype(DLDataType t) {
     case kDLBfloat:
       if (t.bits == 16) return ScalarType::BFloat16;
       break;
+    case kDLComplex:
+      if (t.bits == 32) return ScalarType::ComplexHalf;
+      if (t.bits == 64) return ScalarType::ComplexFloat;
+      if (t.bits == 128) return ScalarType::ComplexDouble;
+      break;
     default:
       break;
   }
   throw TypeError(detail::str("Unsupported DLPack data type (code ", int(t.code), ", ",
                               int(t.bits), " bits): ember supports bool, uint8, int8-int64, "
-                              "float16, bfloat16, float32 and float64"));
+                              "float16, bfloat16, float32, float64 and complex32-complex128"));
 }
 
 DLDevice to_dl_device(const Tensor& t) {
@@ -146,6 +154,11 @@ Tensor from_dltensor(const DLTensor& dl, std::function<void()> release) {
   }
   const size_t nbytes = numel == 0 ? 0 : static_cast<size_t>(last + 1) * item;
   char* data = static_cast<char*>(dl.data) + dl.byte_offset;
+  // Complex elements are read as aligned {re, im} pairs (tensor/complex.hpp).
+  EMBER_CHECK_VALUE(!is_complex(dtype) || reinterpret_cast<uintptr_t>(data) % item == 0,
+                    "DLPack tensor of ", dtype_name(dtype), " at an address that is not a "
+                    "multiple of ", item, " bytes; ember reads complex elements as aligned "
+                    "pairs. Copy the data first.");
   auto* ctx = new std::function<void()>(std::move(release));
   Storage s = wrap_storage(data, nbytes, device, DataPtr{data, ctx, &run_release}, pinned);
   return Tensor(std::move(s), dtype, std::move(sizes), std::move(strides), 0);

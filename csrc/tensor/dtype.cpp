@@ -11,14 +11,17 @@ namespace ember {
 namespace {
 
 constexpr const char* kNames[kNumScalarTypes] = {
-    "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"};
+    "bool",    "uint8",    "int8",      "int16",     "int32",     "int64",     "float16",
+    "bfloat16", "float32", "float64",   "complex32", "complex64", "complex128"};
 
 // torch's ScalarType names and C++ element type names, in ScalarType order.
 constexpr const char* kTorchNames[kNumScalarTypes] = {
-    "Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
+    "Bool",   "Byte",  "Char",        "Short",        "Int",          "Long",  "Half",
+    "BFloat16", "Float", "Double", "ComplexHalf", "ComplexFloat", "ComplexDouble"};
 constexpr const char* kCppNames[kNumScalarTypes] = {
     "bool",     "unsigned char", "signed char",   "short int", "int",
-    "long int", "c10::Half",     "c10::BFloat16", "float",     "double"};
+    "long int", "c10::Half",     "c10::BFloat16", "float",     "double",
+    "c10::complex<c10::Half>", "c10::complex<float>", "c10::complex<double>"};
 
 struct Alias {
   const char* name;
@@ -28,6 +31,8 @@ struct Alias {
 constexpr Alias kAliases[] = {
     {"half", ScalarType::Float16},  {"float", ScalarType::Float32}, {"double", ScalarType::Float64},
     {"short", ScalarType::Int16},   {"int", ScalarType::Int32},     {"long", ScalarType::Int64},
+    {"chalf", ScalarType::ComplexHalf}, {"cfloat", ScalarType::ComplexFloat},
+    {"cdouble", ScalarType::ComplexDouble},
 };
 
 std::atomic<ScalarType> g_default{ScalarType::Float32};
@@ -71,12 +76,19 @@ ScalarType dtype_from_name(const std::string& name) {
   }
   throw TypeError(detail::str("Unknown dtype '", name,
                               "'. ember supports bool, uint8, int8, int16, int32, int64, float16, "
-                              "bfloat16, float32 and float64 (aliases: half, float, double, short, "
-                              "int, long)."));
+                              "bfloat16, float32, float64, complex32, complex64 and complex128 "
+                              "(aliases: half, float, double, short, int, long, chalf, cfloat, "
+                              "cdouble)."));
 }
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
+  if (is_complex(a) || is_complex(b)) {
+    // The parts promote as floats; integers and bool leave them as they are.
+    const ScalarType ra = to_real_type(a), rb = to_real_type(b);
+    const ScalarType parts = !is_floating(ra) ? rb : !is_floating(rb) ? ra : promote_types(ra, rb);
+    return to_complex_type(parts);
+  }
   if (a == ScalarType::Bool) return b;
   if (b == ScalarType::Bool) return a;
   const bool fa = is_floating(a), fb = is_floating(b);
@@ -96,6 +108,8 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
 }
 
 ScalarType default_dtype() noexcept { return g_default.load(std::memory_order_relaxed); }
+
+ScalarType default_complex_dtype() noexcept { return to_complex_type(default_dtype()); }
 
 void set_default_dtype(ScalarType t) {
   EMBER_CHECK_TYPE(is_floating(t), "only floating-point types are supported as the default type, ",
@@ -124,7 +138,7 @@ IInfo iinfo_of() {
 }  // namespace
 
 FInfo finfo(ScalarType t) {
-  switch (t) {
+  switch (to_real_type(t)) {
     case ScalarType::Float16:
       // 10 mantissa bits, 5 exponent bits.
       return FInfo{16, 0.0009765625, 65504.0, -65504.0, 6.103515625e-05, 0.001};

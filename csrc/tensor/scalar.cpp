@@ -41,6 +41,9 @@ const char* checked_type_name(ScalarType t) {
     case ScalarType::BFloat16: return "c10::BFloat16";
     case ScalarType::Float32: return "float";
     case ScalarType::Float64: return "double";
+    case ScalarType::ComplexHalf: return "c10::complex<c10::Half>";
+    case ScalarType::ComplexFloat: return "c10::complex<float>";
+    case ScalarType::ComplexDouble: return "c10::complex<double>";
     default: return "bool";
   }
 }
@@ -49,6 +52,16 @@ const char* checked_type_name(ScalarType t) {
 
 bool scalar_fits(const Scalar& s, ScalarType dtype) {
   if (dtype == ScalarType::Bool || s.is_bool()) return true;
+  if (is_complex(dtype)) {
+    // Each part into the parts' dtype; complex32 takes anything (torch
+    // converts into it unchecked: 70000 becomes inf).
+    if (dtype == ScalarType::ComplexHalf) return true;
+    if (!s.is_complex()) return scalar_fits(s, to_real_type(dtype));
+    return scalar_fits(Scalar::from_double(s.d), to_real_type(dtype)) &&
+           scalar_fits(Scalar::from_double(s.im), to_real_type(dtype));
+  }
+  // A complex number into a real dtype: a real one only (then its real part).
+  if (s.is_complex()) return s.im == 0.0 && scalar_fits(Scalar::from_double(s.d), dtype);
   double lo, hi;
   range_of(dtype, &lo, &hi);
   if (s.is_integral()) {

@@ -141,9 +141,16 @@ _FUNCTIONAL = ("reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpo
 globals().update({_name: _method(_name) for _name in _FUNCTIONAL})
 
 # dtypes: the names shadow Python's builtins inside this module (as in torch),
-# so they are bound last and nothing below this point may use int/float/bool.
+# so they are bound last and nothing below this point may use int/float/bool
+# (or complex: ember.complex is torch.complex, csrc/bindings/complex.cpp).
 _DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-                "float32", "float64", "half", "float", "double", "short", "int", "long")
+                "float32", "float64", "complex32", "complex64", "complex128", "half", "float",
+                "double", "short", "int", "long", "chalf", "cfloat", "cdouble")
+
+# Complex numbers (csrc/bindings/complex.cpp): bound C++.
+_COMPLEX = ("view_as_real", "view_as_complex", "real", "imag", "conj", "conj_physical",
+            "resolve_conj", "resolve_neg", "is_conj", "is_neg", "angle", "sgn", "complex",
+            "polar")
 
 __all__ = ["cuda", "utils", "device", "version", "__version__", "Tensor", "Size", "dtype", "finfo",
            "iinfo", "get_default_dtype", "set_default_dtype", "promote_types", "tensor",
@@ -151,10 +158,10 @@ __all__ = ["cuda", "utils", "device", "version", "__version__", "Tensor", "Size"
            "empty_like", "zeros_like", "ones_like", "full_like", "empty_strided", "arange",
            "linspace", "eye", "cat", "concat", "concatenate", "stack", "is_tensor", "numel",
            "set_printoptions", "get_printoptions", "printoptions", *_FUNCTIONAL, *_LINALG, *_RANDOM,
-           *_AUTOGRAD, *_AMP, *_DTYPE_NAMES, "set_default_device", "get_default_device",
+           *_AUTOGRAD, *_AMP, *_COMPLEX, *_DTYPE_NAMES, "set_default_device", "get_default_device",
            "isclose", "allclose", "equal", *_tensor_types.CPU_TYPES, "testing", "accelerator"]
 
-globals().update({_n: getattr(_C, _n) for _n in _DTYPE_NAMES})
+globals().update({_n: getattr(_C, _n) for _n in _DTYPE_NAMES + _COMPLEX})
 
 # Math: bound C++ functions (fast-call, no Python wrappers), listed by _C.
 from ember._C import (  # noqa: E402

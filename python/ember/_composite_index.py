@@ -105,9 +105,10 @@ def _value_tensor(fn, self, value):
         if value.dim() != 0:
             raise RuntimeError(f"{fn} only supports a 0-dimensional value tensor, but got tensor "
                                f"with {value.dim()} dimension(s).")
-        if value.device.type == "cpu" and self.dtype != _C.bool and \
-                not self.dtype.is_floating_point:
-            _C.full((), value.item(), dtype=self.dtype)  # torch's overflow check of the value
+        if value.device.type == "cpu" and self.dtype != _C.bool:
+            # torch's overflow check of the value (value.item() converted to self's dtype:
+            # 1e5 does not fit float16; inf and nan do)
+            _C.full((), value.item(), dtype=self.dtype)
         return value.to(device=self.device, dtype=self.dtype)
     if self.dtype != _C.bool and isinstance(value, (int, float)) and not isinstance(value, bool):
         # torch's "value cannot be converted to type int8_t without overflow"
@@ -124,13 +125,12 @@ def _write_out(fn, result, out):
         raise RuntimeError(f"Expected out tensor to have dtype {_cname(result.dtype)}, but got "
                            f"{_cname(out.dtype)} instead")
     if tuple(out.shape) != tuple(result.shape):
-        if out.numel() != 0 and hasattr(out, "resize_"):
-            out.resize_(result.shape)
-        elif hasattr(out, "resize_"):
-            out.resize_(result.shape)
-        else:
+        if out.numel() != 0:
             raise RuntimeError(f"{fn}(): out has shape {list(out.shape)} but the result has "
                                f"shape {list(result.shape)}")
+        # an empty out= takes the result's shape: the C++ out= path resizes empty outputs
+        _C.where(_C.ones((), dtype=_C.bool, device=result.device), result, result, out=out)
+        return out
     out.copy_(result)
     return out
 
@@ -187,8 +187,13 @@ def _scatter_(self, dim, index, src=None, value=None, *, reduce=None, fn="scatte
         raise TypeError("scatter() needs `src` (a tensor) or `value` (a number)")
     if _is_tensor(v):
         raise TypeError("scatter(): `value` must be a number")
-    return _scat(self, dim, index, _value_tensor(fn, self, v), code, fn, False, _BOUNDS,
-                        True)
+    if index.numel() == 0:
+        # torch returns before converting the value when nothing is written: no overflow
+        # check (scatter(uint8 t, 0, empty index, 1000) is t)
+        vt = _C.zeros((), dtype=self.dtype, device=self.device)
+    else:
+        vt = _value_tensor(fn, self, v)
+    return _scat(self, dim, index, vt, code, fn, False, _BOUNDS, True)
 
 
 def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
@@ -395,7 +400,13 @@ def index_select(input, dim, index, *, out=None):
     # torch's CPU message: its dim-1 path says "INDICES element is out of DATA
     # bounds", the others "index out of range in self"
     msg = _DATA if dim == 1 else _SELF
-    if index.numel() and 0 in shape:  # nothing is read, but torch checks the indices
+    if index.numel() and input.dim() > 1 and input.numel() == 0:
+        # torch's empty-self path (nothing is read, the indices are checked): a dim of
+        # size 0 is an error of its own, the others say "out of DATA bounds" (RuntimeError)
+        if input.shape[dim] == 0:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        _ix.check_index_range(index, input.shape[dim], dim, None, "index_select", False, _DATA)
+    elif index.numel() and 0 in shape:  # nothing is read, but torch checks the indices
         _ix.check_index_range(index, input.shape[dim], dim, None, "index_select", False, msg)
     r = _ix.gather(input, dim, _along(index, input.dim(), dim, shape), "index_select", False,
                    msg)
@@ -541,6 +552,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     (torch.index_reduce)."""
     _need_tensor("index_reduce", "input", input)
     dim, idx, src = _index_reduce_prep("index_reduce_", input, dim, index, source, reduce)
+    if index.numel() == 0:  # torch: nothing reduced, no kernel (for any dtype, bool too)
+        return _write_out("index_reduce", input.clone(), out)
     r = _scatter_reduce(input, dim, idx, src, reduce, include_self, "index_reduce", False, _SELF)
     return _write_out("index_reduce", r, out)
 
@@ -548,6 +561,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
 def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     _no_internal_overlap(self)
     dim, idx, src = _index_reduce_prep("index_reduce_", self, dim, index, source, reduce)
+    if index.numel() == 0:
+        return self
     return _inplace_result(self, _scatter_reduce(self, dim, idx, src, reduce, include_self,
                                                  "index_reduce", False, _SELF))
 
@@ -710,6 +725,10 @@ def take(input, index):
     """input, flattened, at index; negative indices count from the end (torch.take)."""
     _need_tensor("take", "input", input)
     _long_index("take", index)
+    if input.numel() == 0 and index.numel() != 0:
+        # torch's host-side check (no index is valid): on the GPU too, where the bounds of
+        # the indices themselves are not checked on the host
+        raise IndexError("take(): tried to take from an empty tensor")
     r = _ix.gather(input.reshape(-1), 0, index.reshape(-1), "take", True, _FLAT)
     return r.view(index.shape)
 

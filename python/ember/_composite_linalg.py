@@ -90,9 +90,26 @@ def tensordot(a, b, dims=2, out=None):
         if (a.requires_grad or b.requires_grad) and _C.is_grad_enabled():
             z = z + (a.sum() + b.sum()).to(a.dtype) * 0  # finite: the operands are empty
         return _out("tensordot", z, out, a, b)
+    rshape = [a.shape[d] for d in fa] + [b.shape[d] for d in fb]
+    if ma == 1 and nb == 1:
+        # a full contraction, as torch's: a dot product of the permuted operands when both
+        # are contiguous, else the elementwise products summed (in the operands' dtype:
+        # integers and bool too, also on the GPU, where the matrix product takes floats only)
+        pa, pb = a.permute(fa + da), b.permute(db + fb)
+        if pa.is_contiguous() and pb.is_contiguous():
+            r = _C.dot(pa.flatten(), pb.flatten())
+        else:
+            r = (pa.squeeze() * pb.squeeze()).sum(dtype=a.dtype)
+        return _out("tensordot", r.reshape(rshape), out, a, b)
     am = a.permute(fa + da).reshape(ma, k)
     bm = b.permute(db + fb).reshape(k, nb)
-    r = _C.mm(am, bm).reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
+    if a.dtype == _C.bool and ma * nb:
+        # bool: any of the products (torch's tensordot of an expanded bool operand sums
+        # it that way; its matrix product of bools has no kernel): counted in int64
+        r = _C.mm(am.to(_C.int64), bm.to(_C.int64)) != 0
+    else:
+        r = _C.mm(am, bm)
+    r = r.reshape(rshape)
     return _out("tensordot", r, out, a, b)
 
 

@@ -1,6 +1,6 @@
 """torch's small top-level functions and Tensor methods that need no kernel of their own:
-predicates (is_conj, is_neg, is_nonzero, is_same_size, is_signed, is_inference,
-is_distributed), identities for real tensors (resolve_conj, resolve_neg, positive), rsub,
+predicates (is_nonzero, is_same_size, is_signed, is_inference,
+is_distributed), identities (positive), rsub,
 creation (scalar_tensor, range, logspace, empty_permuted, frombuffer, new_empty_strided),
 isin, unravel_index, detach/detach_, fill_diagonal_, sum_to_size, dim_order, the in-place
 draws geometric_/log_normal_/cauchy_, and the process-wide switches torch has
@@ -18,8 +18,8 @@ import warnings
 from ember import _C
 from ember._composite_shape import _attach, _out, _scalar_name
 
-__all__ = ["is_conj", "is_neg", "is_nonzero", "is_same_size", "is_signed", "is_inference",
-           "is_distributed", "resolve_conj", "resolve_neg", "positive", "rsub", "scalar_tensor",
+__all__ = ["is_nonzero", "is_same_size", "is_signed", "is_inference",
+           "is_distributed", "positive", "rsub", "scalar_tensor",
            "range", "logspace", "empty_permuted", "frombuffer", "isin", "unravel_index",
            "detach", "detach_", "get_device", "use_deterministic_algorithms",
            "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
@@ -32,26 +32,6 @@ _builtin_range = range
 
 
 # ---- predicates and identities ---------------------------------------------------------------
-
-def is_conj(input):
-    """torch.is_conj: False (ember has no complex tensors, so no conjugate views)."""
-    return False
-
-
-def is_neg(input):
-    """torch.is_neg: False (ember has no negative-bit views)."""
-    return False
-
-
-def resolve_conj(input):
-    """torch.resolve_conj: input itself (never a conjugate view)."""
-    return input
-
-
-def resolve_neg(input):
-    """torch.resolve_neg: input itself (never a negative view)."""
-    return input
-
 
 def is_nonzero(input):
     """torch.is_nonzero: whether a one-element tensor is not zero."""
@@ -494,8 +474,8 @@ def _swap_(self, dim0, dim1):
 
 
 def _methods():
-    return {"is_conj": is_conj, "is_neg": is_neg, "resolve_conj": resolve_conj,
-            "resolve_neg": resolve_neg, "is_nonzero": is_nonzero, "is_same_size": is_same_size,
+    # (is_conj, is_neg, resolve_conj, resolve_neg: bound in C++, bindings/complex.cpp)
+    return {"is_nonzero": is_nonzero, "is_same_size": is_same_size,
             "is_distributed": is_distributed, "positive": positive,
             "fill_diagonal_": _fill_diagonal_, "sum_to_size": _sum_to_size,
             "new_empty_strided": _new_empty_strided, "dim_order": _dim_order,

@@ -56,23 +56,64 @@ def mvlgamma(input, p, *, out=None):
 
 # ---- ldexp, frexp --------------------------------------------------------------------------
 
+def _ldexp_int(input, other):
+    """std::ldexp(double(x), n) rounded to x's dtype, torch's kernel for a floating input
+    and an integer exponent: x * 2**n rounded once in double (no overflow of 2**n on the
+    way: ldexp(1e-38, 144) is 262144 in float32, ldexp(0, 126) 0 in float16, ldexp(inf,
+    -678) inf). Exponents beyond any float range give 0 or inf (torch passes n on as a C
+    int, which wraps for int64 n beyond int32)."""
+    if other.dtype == _C.bool:
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+    x = input.to(_C.float64)
+    m, k = _C._frexp(x)  # x = m * 2**k, 0.5 <= |m| < 1
+    s = k.to(_C.float64) + other.to(_C.float64).clamp(-4000.0, 4000.0)
+    # m * 2**s rounds once where 2**s is a double (s <= 1023); 2**1024 is not: (2m) * 2**1023
+    big = s > 1023.0
+    r = _C.where(big, (m * 2.0) * _C.pow(2.0, s - 1.0), m * _C.pow(2.0, s))
+    r = _C.where((x == 0.0) | ~_C.isfinite(x), x, r)
+    return r.to(input.dtype)
+
+
+def _pow2(input, other):
+    """torch's 2**other for ldexp's product: float32 for an integer or float32 input
+    (pow(2.0, other)), else a 0-d 2.0 of input's dtype to the power other."""
+    if not input.dtype.is_floating_point or input.dtype == _C.float32:
+        return _C.pow(2.0, other)
+    return _C.pow(_C.full((), 2.0, dtype=input.dtype, device=input.device), other)
+
+
+def _int_exponent(input, other):
+    return other.dtype in _INTEGRAL and input.dtype.is_floating_point
+
+
+_INTEGRAL = (_C.bool, _C.uint8, _C.int8, _C.int16, _C.int32, _C.int64)
+
+
 def ldexp(input, other, *, out=None):
-    """torch.ldexp: input * 2**other, with 2**other taken in other's floating dtype (the
-    default one for integers) as torch's pow(2.0, other); the result in the floating
-    dtype of both."""
+    """torch.ldexp: input * 2**other. A floating input with an integer exponent is
+    std::ldexp in double, rounded to input's dtype (out= of another dtype takes the
+    product instead); otherwise input * 2**other with torch's 2**other (see _pow2)."""
     _check_tensor("ldexp", "input", 1, input)
     _check_tensor("ldexp", "other", 2, other)
-    dtype = _float_dtype(_C.result_type(input, other))
-    r = input.to(dtype) * _C.pow(2.0, other).to(dtype)
+    if out is not None and not out.dtype.is_floating_point:
+        raise RuntimeError(f"ldexp can't be cast to the desired output type "
+                           f"{_scalar_name(out.dtype)}")
+    if _int_exponent(input, other) and (out is None or out.dtype == input.dtype):
+        r = _ldexp_int(input, other)
+    else:
+        r = input * _pow2(input, other)
     return _out("ldexp", r, out, input, other)
 
 
 def ldexp_(input, other):
-    """torch.ldexp_: ldexp in place."""
-    r = ldexp(input, other)
-    if not _C.can_cast(r.dtype, input.dtype):
-        raise RuntimeError(f"result type {_scalar_name(r.dtype)} can't be cast to the desired "
-                           f"output type {_scalar_name(input.dtype)}")
+    """torch.ldexp_: ldexp in place (ldexp's out= with input as out)."""
+    if _int_exponent(input, other):
+        r = _ldexp_int(input, other)
+    else:
+        r = input * _pow2(input, other)
+        if not _C.can_cast(r.dtype, input.dtype):
+            raise RuntimeError(f"result type {_scalar_name(r.dtype)} can't be cast to the "
+                               f"desired output type {_scalar_name(input.dtype)}")
     return input.copy_(r)
 
 

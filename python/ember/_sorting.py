@@ -66,10 +66,25 @@ _HistogramT = _return_type("histogram", ("hist", "bin_edges"))
 
 # ---- helpers ------------------------------------------------------------------------
 
+_COMPLEX_TORCH_NAMES = {"complex32": "ComplexHalf", "complex64": "ComplexFloat",
+                        "complex128": "ComplexDouble"}
+
+
 def _check_input(fn, value, name="input", pos=1):
     if not isinstance(value, _Tensor):
         raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not "
                         f"{type(value).__name__}")
+    if value.is_complex():
+        # complex values have no order: torch's errors
+        where = "CUDA" if value.is_cuda else "CPU"
+        if fn in ("sort", "argsort", "msort"):
+            raise RuntimeError(f"Sort does not support complex dtypes on {where}")
+        if fn == "topk":
+            raise RuntimeError(f"topk does not support complex dtypes on {where}")
+        kernel = fn if fn in ("unique", "unique_consecutive") else \
+            f"{fn}_{'cuda' if value.is_cuda else 'cpu'}"
+        tname = _COMPLEX_TORCH_NAMES[str(value.dtype).split(".")[-1]]
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{tname}\'')
 
 
 def _needs_grad(x):
@@ -165,12 +180,12 @@ def _one_long_cuda_line(input, size):
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """torch.topk: the k largest (smallest) elements along dim, in order, and their indices."""
     _check_input("topk", input)
-    if input.dtype == _C.bool and not input.is_cuda:
-        raise RuntimeError("topk does not support bool dtypes on CPU")
-    d = _wrap_dim(dim, input.dim())
+    d = _wrap_dim(dim, input.dim())  # torch's order: dim, k, then the dtype
     size = input.shape[d] if input.dim() else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
+    if input.dtype == _C.bool and not input.is_cuda:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     if _one_long_cuda_line(input, size) and 1 <= k and k * 8 <= size:
         # One long line: radix select the k candidates (no full sort), then sort them.
         cand, cand_idx = _core.topk_candidates(input, k, bool(largest))

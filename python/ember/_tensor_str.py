@@ -3,7 +3,9 @@ written for ember): values are summarised past ``threshold`` elements with
 ``edgeitems`` at each end, floats share one format per tensor (integer-valued
 floats print as ``1.``, scientific notation when the magnitudes span more than
 1000x or leave [1e-4, 1e8]), and ``device=`` / ``dtype=`` are shown when they
-are not the defaults. Not a hot path: plain Python over ``tolist()``.
+are not the defaults. Complex values format their real and imaginary parts with
+one formatter each (``1.+2.j``, as torch). Not a hot path: plain Python over
+``tolist()``.
 """
 import contextlib
 import math
@@ -143,35 +145,48 @@ def _summarized_data(t):
     return ember.stack([_summarized_data(r) for r in rows])
 
 
-def _vector_str(t, indent, summarize, fmt):
+def _value_str(v, fmt, fmt2):
+    """One element: fmt alone for real values; for complex ones the real part with fmt,
+    the imaginary part with fmt2 and its sign (``1.+2.j``, ``-0.5000-1.0000j``)."""
+    if fmt2 is None:
+        return fmt.format(v)
+    real = fmt.format(v.real)
+    imag = (fmt2.format(v.imag) + "j").lstrip()
+    return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
+def _vector_str(t, indent, summarize, fmt, fmt2=None):
     element_length = fmt.width() + 2
+    if fmt2 is not None:
+        element_length += fmt2.width() + 1  # the imaginary part and its j
     per_line = max(1, int(math.floor((PRINT_OPTS.linewidth - indent) / element_length)))
     e = PRINT_OPTS.edgeitems
     if summarize and not e:
         data = ["..."]
     elif summarize and t.size(0) > 2 * e:
-        data = ([fmt.format(v) for v in t[:e].tolist()] + [" ..."]
-                + [fmt.format(v) for v in t[-e:].tolist()])
+        data = ([_value_str(v, fmt, fmt2) for v in t[:e].tolist()] + [" ..."]
+                + [_value_str(v, fmt, fmt2) for v in t[-e:].tolist()])
     else:
-        data = [fmt.format(v) for v in t.tolist()]
+        data = [_value_str(v, fmt, fmt2) for v in t.tolist()]
     lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _tensor_str_with_formatter(t, indent, summarize, fmt):
+def _tensor_str_with_formatter(t, indent, summarize, fmt, fmt2=None):
     dim = t.dim()
     if dim == 0:
-        return fmt.format(t.item())
+        return _value_str(t.item(), fmt, fmt2)
     if dim == 1:
-        return _vector_str(t, indent, summarize, fmt)
+        return _vector_str(t, indent, summarize, fmt, fmt2)
     e = PRINT_OPTS.edgeitems
     if summarize and t.size(0) > 2 * e:
-        slices = ([_tensor_str_with_formatter(t[i], indent + 1, summarize, fmt) for i in range(e)]
+        slices = ([_tensor_str_with_formatter(t[i], indent + 1, summarize, fmt, fmt2)
+                   for i in range(e)]
                   + ["..."]
-                  + [_tensor_str_with_formatter(t[i], indent + 1, summarize, fmt)
+                  + [_tensor_str_with_formatter(t[i], indent + 1, summarize, fmt, fmt2)
                      for i in range(len(t) - e, len(t))])
     else:
-        slices = [_tensor_str_with_formatter(t[i], indent + 1, summarize, fmt)
+        slices = [_tensor_str_with_formatter(t[i], indent + 1, summarize, fmt, fmt2)
                   for i in range(t.size(0))]
     return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
 
@@ -184,6 +199,12 @@ def _tensor_str(t, indent):
         t = t.cpu()  # one transfer instead of one per row
     if t.dtype is ember.float16 or t.dtype is ember.bfloat16:
         t = t.float()
+    if t.dtype is ember.complex32:
+        t = t.to(ember.complex64)
+    if t.dtype.is_complex:
+        fmt = _Formatter(_summarized_data(t.real) if summarize else t.real)
+        fmt2 = _Formatter(_summarized_data(t.imag) if summarize else t.imag)
+        return _tensor_str_with_formatter(t, indent, summarize, fmt, fmt2)
     fmt = _Formatter(_summarized_data(t) if summarize else t)
     return _tensor_str_with_formatter(t, indent, summarize, fmt)
 
@@ -212,6 +233,7 @@ def _str(t):
     if t.device.type != "cpu":
         suffixes.append(f"device='{t.device}'")
     default = ember.get_default_dtype()
+    default_complex = ember.complex128 if default is ember.float64 else ember.complex64
     if t.numel() == 0:
         if t.dim() != 1:
             suffixes.append("size=" + str(tuple(t.shape)))
@@ -219,7 +241,7 @@ def _str(t):
             suffixes.append("dtype=" + repr(t.dtype))
         text = "[]"
     else:
-        if t.dtype not in (default, ember.int64, ember.bool):
+        if t.dtype not in (default, default_complex, ember.int64, ember.bool):
             suffixes.append("dtype=" + repr(t.dtype))
         text = _tensor_str(t, indent)
     if grad_fn is not None:

@@ -1317,3 +1317,11 @@ def vander(x, *, N=None):
         return _C.empty(tuple(x.shape) + (0,), dtype=x.dtype, device=x.device)
     p = _C.arange(n, device=x.device)
     return x.unsqueeze(-1) ** p.to(x.dtype if x.dtype.is_floating_point else _C.int64)
+
+
+# torch.return_types' tuples that the functions above make on first use, made at import so
+# that ember._C.return_types (and its stubs) hold them from the start.
+for _name, _fields in (("geqrf", ["a", "tau"]), ("lu_unpack", ["P", "L", "U"]),
+                       ("svd", ["U", "S", "V"])):
+    _rt(_name, _fields)
+del _name, _fields

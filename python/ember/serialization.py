@@ -30,8 +30,11 @@ _VERSION = 1
 _NP = {
     "bool": "bool", "uint8": "uint8", "int8": "int8", "int16": "int16", "int32": "int32",
     "int64": "int64", "float16": "float16", "bfloat16": "int16", "float32": "float32",
-    "float64": "float64",
+    "float64": "float64", "complex32": "int32", "complex64": "complex64",
+    "complex128": "complex128",
 }
+# dtypes NumPy lacks: their bytes travel as a NumPy integer type of the same size
+_BITS = {"bfloat16": "int16", "complex32": "int32"}
 
 
 def _dtype_name(dt):
@@ -53,8 +56,8 @@ class _Writer:
         self.count += 1
         cpu = t.detach().to("cpu").contiguous()
         dtype = _dtype_name(cpu.dtype)
-        if dtype == "bfloat16":
-            cpu = cpu.view(ember.int16)
+        if dtype in _BITS:
+            cpu = cpu.view(getattr(ember, _BITS[dtype]))
         raw = cpu.numpy().tobytes() if cpu.numel() else b""
         self.zf.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), raw)
         entry = {"data": name, "dtype": dtype, "shape": list(t.shape), "device": str(t.device),
@@ -157,8 +160,8 @@ class _Reader:
                                f"expected {expected} for a {dtype} tensor of shape {shape})")
         arr = np.frombuffer(raw, dtype=_NP[dtype]).reshape(shape).copy()
         t = ember.from_numpy(arr)
-        if dtype == "bfloat16":
-            t = t.view(ember.bfloat16)
+        if dtype in _BITS:
+            t = t.view(ed)
         saved_device = e["device"]
         if callable(self.map_location) and not isinstance(self.map_location, (str, dict)):
             t = self.map_location(t, saved_device)

@@ -1,5 +1,6 @@
 #include "ops/blas/blas_cpu.hpp"
 
+#include <complex>
 #include <algorithm>
 #include <vector>
 
@@ -168,6 +169,17 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
     if (reads_out) ops::copy_(out32, out);
     gemm(out32, a32, b32, alpha, reads_out ? beta : Scalar::from_int(0));
     ops::copy_(out, out32);
+    return;
+  }
+  if (t == ScalarType::ComplexFloat) {
+    using C = std::complex<float>;
+    gemm_blas<C>(out, a, b, C(static_cast<float>(alpha.to_double()), static_cast<float>(alpha.im)),
+                 C(static_cast<float>(beta.to_double()), static_cast<float>(beta.im)));
+    return;
+  }
+  if (t == ScalarType::ComplexDouble) {
+    using C = std::complex<double>;
+    gemm_blas<C>(out, a, b, C(alpha.to_double(), alpha.im), C(beta.to_double(), beta.im));
     return;
   }
   EMBER_CHECK(t != ScalarType::Bool, "CPU matrix products do not take bool tensors");

@@ -41,23 +41,33 @@ Types types_for(ScalarType t) {
                   ? CUBLAS_DEFAULT_MATH
                   : static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH |
                                               CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)};
+    // Complex products: cuComplex / cuDoubleComplex data, scales and
+    // accumulation (IEEE, no TF32: as torch's default).
+    case ScalarType::ComplexFloat:
+      return {CUDA_C_32F, CUBLAS_COMPUTE_32F, CUDA_C_32F, CUBLAS_DEFAULT_MATH};
+    case ScalarType::ComplexDouble:
+      return {CUDA_C_64F, CUBLAS_COMPUTE_64F, CUDA_C_64F, CUBLAS_DEFAULT_MATH};
     default:
       break;
   }
-  throw Error(detail::str("cuBLAS products support float32, float64, float16 and bfloat16, not ",
-                          dtype_name(t)));
+  throw Error(detail::str("cuBLAS products support float32, float64, float16, bfloat16, "
+                          "complex64 and complex128, not ", dtype_name(t)));
 }
 
-// alpha and beta in the scale type: float or double.
+// alpha and beta in the scale type: float or double, each as {re, im} (a real
+// scale type reads the first; the imaginary parts are 0: ops/blas/matmul.cpp
+// applies complex scales itself).
 struct Scale {
-  float f[2];
-  double d[2];
-  const void* alpha(cudaDataType t) const { return t == CUDA_R_64F ? (const void*)&d[0] : &f[0]; }
-  const void* beta(cudaDataType t) const { return t == CUDA_R_64F ? (const void*)&d[1] : &f[1]; }
+  float f[2][2];
+  double d[2][2];
+  bool wide(cudaDataType t) const { return t == CUDA_R_64F || t == CUDA_C_64F; }
+  const void* alpha(cudaDataType t) const { return wide(t) ? (const void*)d[0] : f[0]; }
+  const void* beta(cudaDataType t) const { return wide(t) ? (const void*)d[1] : f[1]; }
 };
 
 Scale scale_of(const Gemm& g) {
-  return Scale{{static_cast<float>(g.alpha), static_cast<float>(g.beta)}, {g.alpha, g.beta}};
+  return Scale{{{static_cast<float>(g.alpha), 0.0f}, {static_cast<float>(g.beta), 0.0f}},
+               {{g.alpha, 0.0}, {g.beta, 0.0}}};
 }
 
 cublasOperation_t op(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }

@@ -9,6 +9,7 @@
 #include "ops/blas/cublas_gemm.hpp"
 #include "ops/fill/fill.hpp"
 #include "ops/blas/matmul.hpp"
+#include "ops/pointwise/binary.hpp"
 #include "runtime/cuda_device.hpp"
 #include "runtime/errors.hpp"
 
@@ -170,7 +171,11 @@ void gemm_cuda(const Tensor& out, const Tensor& a_in, const Tensor& b_in, double
     if (beta == 0.0) {
       zero_(out);
     } else if (beta != 1.0) {
-      scale_cuda(out, beta);
+      if (is_complex(out.dtype())) {
+        mul_(out, Scalar::from_double(beta));
+      } else {
+        scale_cuda(out, beta);
+      }
     }
     return;
   }

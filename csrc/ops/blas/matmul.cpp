@@ -10,6 +10,7 @@
 #include "ops/fill/fill.hpp"
 #include "ops/overlap.hpp"
 #include "ops/pointwise/binary.hpp"
+#include "ops/pointwise/complex.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/views.hpp"
@@ -22,10 +23,25 @@ void gemm_into(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar
                const Scalar& beta) {
   check_no_internal_overlap(out);
   if (out.numel() == 0) return;
-#if EMBER_WITH_CUDA
-  if (out.is_cuda() && !is_floating(out.dtype())) {
-    // An integer product on the GPU passes the dtype check only when it is degenerate
-    // (torch's addmm/bmm return before their dtype dispatch): k == 0 gives beta * out.
+  if ((alpha.is_complex() && alpha.im != 0.0) || (beta.is_complex() && beta.im != 0.0)) {
+    // The engines take real scales: a complex one is applied elementwise.
+    const Tensor p = Tensor::empty(out.sizes(), out.dtype(), out.device());
+    gemm_into(p, a, b, Scalar::from_int(1), Scalar::from_int(0));
+    if (!beta.is_complex() && beta.to_double() == 0.0) {
+      binary(BinaryOp::Mul, p, alpha, {}, out);
+    } else {
+      mul_(out, beta);
+      add_(out, p, alpha);
+    }
+    return;
+  }
+  const bool complex_out =
+      out.dtype() == ScalarType::ComplexFloat || out.dtype() == ScalarType::ComplexDouble;
+  if ((out.is_cuda() && !is_floating(out.dtype()) && !complex_out) ||
+      out.dtype() == ScalarType::Bool) {
+    // An integer product on the GPU, and a bool one anywhere, passes the dtype check only
+    // when it is degenerate (torch's addmm/bmm return before their dtype dispatch): k == 0
+    // gives beta * out.
     if (beta.to_double() == 0.0) {
       fill_(out, Scalar::from_int(0));
     } else {
@@ -33,6 +49,7 @@ void gemm_into(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar
     }
     return;
   }
+#if EMBER_WITH_CUDA
   if (out.is_cuda()) {
     gemm_cuda(out, a, b, alpha.to_double(), beta.to_double());
     return;
@@ -45,20 +62,23 @@ void gemm_into(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar
 
 namespace {
 
-// Which dtypes a product takes: cuBLAS's four floating types on the GPU,
-// everything but bool on the CPU. `cuda_name`/`cpu_name` are torch's kernel
-// names for its message.
-// A degenerate product (an empty result, or k == 0) takes every dtype but bool: torch's
-// CUDA addmm/bmm return (or scale by beta) before their dtype dispatch.
+// Which dtypes a product takes: cuBLAS's four floating types and complex64/
+// complex128 on the GPU, everything but bool and complex32 on the CPU.
+// `cuda_name`/`cpu_name` are torch's kernel names for its message.
+// A degenerate product (an empty result, or k == 0) takes every dtype, bool included:
+// torch's addmm/bmm return (or scale by beta) before their dtype dispatch, on both devices
+// (mm(bool (2, 3), bool (3, 0)) is an empty bool tensor, mm(bool (2, 0), bool (0, 3))
+// zeros).
 void check_dtype(const Tensor& t, const char* cuda_name, const char* cpu_name,
                  bool degenerate = false) {
   const ScalarType s = t.dtype();
-  if (t.is_cuda() && !(degenerate && s != ScalarType::Bool)) {
-    EMBER_CHECK(is_floating(s), "\"", cuda_name, "\" not implemented for '", torch_scalar_name(s),
-                "'");
+  if (t.is_cuda()) {
+    EMBER_CHECK(degenerate || is_floating(s) || s == ScalarType::ComplexFloat ||
+                    s == ScalarType::ComplexDouble,
+                "\"", cuda_name, "\" not implemented for '", torch_scalar_name(s), "'");
   } else {
-    EMBER_CHECK(s != ScalarType::Bool, "\"", cpu_name, "\" not implemented for '",
-                torch_scalar_name(s), "'");
+    EMBER_CHECK(degenerate || (s != ScalarType::Bool && s != ScalarType::ComplexHalf), "\"",
+                cpu_name, "\" not implemented for '", torch_scalar_name(s), "'");
   }
 }
 
@@ -114,10 +134,11 @@ void check_mm(const Tensor& a, const Tensor& b, const char* cuda_name, const cha
 // beta * self (broadcast to out) + alpha * a @ b into out; `self` may be out.
 void addmm_into(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b,
                 const Scalar& beta, const Scalar& alpha) {
-  const bool reads_self = beta.to_double() != 0.0;
+  const bool reads_self = beta.to_double() != 0.0 || beta.to_complex().im != 0.0;
 #if EMBER_WITH_CUDA
   // nn.Linear's case: bias fused into the cuBLASLt epilogue.
-  if (out.is_cuda() && reads_self && beta.to_double() == 1.0 && !self.is_same(out) &&
+  if (out.is_cuda() && reads_self && beta.to_double() == 1.0 && !beta.is_complex() &&
+      !is_complex(out.dtype()) && !self.is_same(out) &&
       self.dim() == 1 && out.dim() == 2 && self.sizes()[0] == out.sizes()[1] &&
       internal::gemm_bias_cuda(out, a, b, self, alpha.to_double())) {
     return;
@@ -316,7 +337,7 @@ Tensor vdot(const Tensor& a, const Tensor& b) {
               b.dim(), "D tensors");
   EMBER_CHECK(a.dtype() == b.dtype(), "vdot : expected both vectors to have same dtype, but found ",
               torch_scalar_name(a.dtype()), " and ", torch_scalar_name(b.dtype()));
-  return dot(a, b);
+  return dot(conj(a), b);  // conjugates the first vector (a copy for complex; a itself for real)
 }
 
 Tensor outer(const Tensor& a_in, const Tensor& b_in) {
@@ -325,6 +346,7 @@ Tensor outer(const Tensor& a_in, const Tensor& b_in) {
               a_in.dim(), "-D and ", b_in.dim(), "-D");
   const ScalarType t = promote_types(a_in.dtype(), b_in.dtype());
   const Tensor a = to(a_in, a_in.device(), t), b = to(b_in, b_in.device(), t);
+  if (is_complex(t)) return mul(unsqueeze(a, 1), b);  // the complex mul kernel
   Tensor out = new_like({a.sizes()[0], b.sizes()[0]}, a);
 #if EMBER_WITH_CUDA
   if (out.is_cuda()) {
@@ -396,7 +418,7 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Sca
   check_dtype(mat, "addmv_impl_cuda", "addmv_impl_cpu");
   check_scalars(mat.dtype(), beta, alpha);
   Tensor out = new_like({mat.sizes()[0]}, mat);
-  const bool reads_self = beta.to_double() != 0.0;
+  const bool reads_self = beta.to_double() != 0.0 || beta.to_complex().im != 0.0;
   if (reads_self) copy_(out, expand(self.dim() == 1 ? self : reshape(self, {1}), out.sizes()));
   internal::gemm_into(unsqueeze(out, 1), mat, unsqueeze(vec, 1), alpha,
                       reads_self ? beta : Scalar::from_int(0));
@@ -411,7 +433,7 @@ Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scala
   check_scalars(a.dtype(), beta, alpha);
   Tensor out = new_like({a.sizes()[0], a.sizes()[1], b.sizes()[2]}, a);
   const Tensor self_e = expand(self, out.sizes());
-  const bool reads_self = beta.to_double() != 0.0;
+  const bool reads_self = beta.to_double() != 0.0 || beta.to_complex().im != 0.0;
   if (reads_self) copy_(out, self_e);
   internal::gemm_into(out, a, b, alpha, reads_self ? beta : Scalar::from_int(0));
   return out;
@@ -427,7 +449,7 @@ void baddbmm_(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar
   EMBER_CHECK(self.sizes() == shape, "baddbmm_: self of shape ", shape_str(self.sizes()),
               " cannot hold the result of shape ", shape_str(shape));
   check_no_internal_overlap(self);
-  const bool reads_self = beta.to_double() != 0.0;
+  const bool reads_self = beta.to_double() != 0.0 || beta.to_complex().im != 0.0;
   internal::gemm_into(self, a, b, alpha, reads_self ? beta : Scalar::from_int(0));
 }
 

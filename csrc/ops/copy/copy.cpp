@@ -3,11 +3,14 @@
 #include <cstring>
 
 #include "ops/copy/transfer.hpp"
+#include "ops/fill/fill.hpp"
+#include "ops/pointwise/compare.hpp"
 #include "runtime/cuda_device.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/stream.hpp"
 #include "tensor/convert.hpp"
 #include "ops/overlap.hpp"
+#include "tensor/complex_views.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/iter.hpp"
 #include "tensor/views.hpp"
@@ -175,6 +178,30 @@ void copy_cpu(const Tensor& dst, const Tensor& src) {
 
 }  // namespace internal
 
+namespace {
+
+// Conversions to or from a complex dtype, as copies between real views (no
+// kernels of their own, on every device pair): complex <-> complex part by
+// part, real -> complex into the real parts (imaginary parts 0), complex ->
+// real from the real parts, complex -> bool (re != 0) | (im != 0).
+void copy_complex_convert(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  const bool dc = is_complex(dst.dtype()), sc = is_complex(src.dtype());
+  if (dc && sc) {
+    copy_(view_as_real(dst), view_as_real(src), non_blocking);
+  } else if (dc) {
+    copy_(real_part(dst), src, non_blocking);
+    fill_(imag_part(dst), Scalar::from_int(0));
+  } else if (dst.dtype() != ScalarType::Bool) {
+    copy_(dst, real_part(src), non_blocking);
+  } else {
+    const Tensor s = to(src, dst.device(), src.dtype());
+    compare(CompareOp::LogicalOr, compare(CompareOp::Ne, real_part(s), 0),
+            compare(CompareOp::Ne, imag_part(s), 0), dst);
+  }
+}
+
+}  // namespace
+
 void copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
   if (dst.is_same(src)) return;
   check_no_internal_overlap(dst);
@@ -186,6 +213,15 @@ void copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
       return;  // the same elements
     }
     s = clone(s);  // read everything before anything is written
+  }
+  if (dst.dtype() != s.dtype() && (is_complex(dst.dtype()) || is_complex(s.dtype()))) {
+    copy_complex_convert(dst, s, non_blocking);
+    return;
+  }
+  if (dst.dtype() == ScalarType::ComplexDouble) {
+    // complex128 moves as its float64 parts (no 16-byte copy kernels).
+    copy_(view_as_real(dst), view_as_real(s), non_blocking);
+    return;
   }
   const Device& dd = dst.device();
   const Device& sd = s.device();

@@ -5,6 +5,7 @@
 
 #include "ops/fill/affine.hpp"
 #include "runtime/errors.hpp"
+#include "tensor/complex_views.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/iter.hpp"
 
@@ -26,7 +27,26 @@ ArangeParams arange_params(const Scalar& start, const Scalar& step) {
 // No internal-overlap check: as torch's fill_, writing one value is
 // idempotent (zeros(1).expand(3).fill_(5) writes the one element).
 void fill_(const Tensor& t, const Scalar& v) {
+  if (v.is_complex() && v.im != 0.0 && !is_complex(t.dtype()) && t.dtype() != ScalarType::Bool) {
+    // torch's checked conversion of a complex number to a real type.
+    throw Error(detail::str("value cannot be converted to type ",
+                            t.dtype() == ScalarType::Int64 ? "int64_t"
+                                                           : torch_cpp_type_name(t.dtype()),
+                            " without overflow"));
+  }
   if (t.numel() == 0) return;
+  if (is_complex(t.dtype())) {
+    // Through the real view: one pass when both parts are equal (zeros,
+    // ones + ones j), else one per part.
+    const Complex<double> c = v.to_complex();
+    if (c.re == c.im) {
+      fill_(view_as_real(t), Scalar::from_double(c.re));
+    } else {
+      fill_(real_part(t), Scalar::from_double(c.re));
+      fill_(imag_part(t), Scalar::from_double(c.im));
+    }
+    return;
+  }
 #if EMBER_WITH_CUDA
   if (t.is_cuda()) {
     internal::fill_cuda(t, v);
@@ -64,7 +84,7 @@ void arange_fill(const Tensor& out, const Scalar& start, const Scalar& step) {
     using T = typename decltype(tag)::type;
     T* data = static_cast<T*>(out.data_ptr());
     for (int64_t i = 0; i < out.numel(); ++i) data[i * stride] = arange_value<T>(p, i);
-  });
+  }, "arange_cpu");
 }
 
 void linspace_fill(const Tensor& out, double start, double end) {
@@ -83,7 +103,7 @@ void linspace_fill(const Tensor& out, double start, double end) {
     using T = typename decltype(tag)::type;
     T* data = static_cast<T*>(out.data_ptr());
     for (int64_t i = 0; i < n; ++i) data[i * stride] = linspace_value<T>(p, i);
-  });
+  }, "linspace_cpu");
 }
 
 #if EMBER_WITH_CUDA

@@ -98,7 +98,7 @@ void arange_fill_cuda(const Tensor& out, const Scalar& start, const Scalar& step
     arange_kernel<T><<<blocks_for(out.numel(), 4), kThreads, 0, stream>>>(
         static_cast<T*>(out.data_ptr()), out.strides()[0], out.numel(), p);
     EMBER_KERNEL_LAUNCH_CHECK();
-  });
+  }, "arange_cuda");
 }
 
 void linspace_fill_cuda(const Tensor& out, double start, double end) {
@@ -112,7 +112,7 @@ void linspace_fill_cuda(const Tensor& out, double start, double end) {
     linspace_kernel<T><<<blocks_for(n, 4), kThreads, 0, stream>>>(
         static_cast<T*>(out.data_ptr()), out.strides()[0], p);
     EMBER_KERNEL_LAUNCH_CHECK();
-  });
+  }, "linspace_cuda");
 }
 
 }  // namespace internal

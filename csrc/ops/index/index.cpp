@@ -1,4 +1,5 @@
 #include "ops/index/index.hpp"
+#include "tensor/complex_views.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -335,6 +336,11 @@ Tensor nonzero(const Tensor& t) {
 }
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
+  if (self.dtype() == ScalarType::ComplexDouble) {
+    // Through the float64 view (no 16-byte gather kernels): the indices
+    // address the leading dims, the parts stay the last one.
+    return view_as_complex(index(view_as_real(self), indices));
+  }
 #if EMBER_WITH_CUDA
   {
     Tensor fast = index_fast_cuda(self, indices);
@@ -360,6 +366,12 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
 
 void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                 bool accumulate) {
+  if (is_complex(self.dtype()) && values.dtype() == self.dtype()) {
+    // Through the real views: complex128 has no 16-byte scatter kernels, and
+    // accumulating adds the parts.
+    index_put_(view_as_real(self), indices, view_as_real(values), accumulate);
+    return;
+  }
   // Values on self's device, broadcast to the indexed shape; of self's dtype
   // (torch's index_put_ converts nothing: setitem of a number makes a value
   // of self's dtype, and a bool mask with one value goes through masked_fill).

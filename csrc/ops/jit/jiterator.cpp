@@ -58,14 +58,22 @@ const char* device_type_name(ScalarType t) {
       return "float";
     case ScalarType::Float64:
       return "double";
+    case ScalarType::ComplexHalf:
+      return "ember::complex<ember::Half>";
+    case ScalarType::ComplexFloat:
+      return "ember::complex<float>";
+    case ScalarType::ComplexDouble:
+      return "ember::complex<double>";
   }
   return "float";
 }
 
 // The type the function computes in, torch's opmath_type: float for the
-// 16-bit floats, the dtype itself otherwise.
+// 16-bit floats, complex<float> for complex32, the dtype itself otherwise.
 ScalarType compute_dtype_of(ScalarType t) {
-  return t == ScalarType::Float16 || t == ScalarType::BFloat16 ? ScalarType::Float32 : t;
+  return t == ScalarType::Float16 || t == ScalarType::BFloat16 ? ScalarType::Float32
+         : t == ScalarType::ComplexHalf                        ? ScalarType::ComplexFloat
+                                                               : t;
 }
 
 const char* extra_type_name(Scalar::Kind k) {
@@ -75,9 +83,13 @@ const char* extra_type_name(Scalar::Kind k) {
 bool is_cpu_scalar(const Tensor& t) { return t.dim() == 0 && t.is_cpu(); }
 
 Scalar read_cpu_scalar(const Tensor& t) {
-  return dispatch(t.dtype(), [&](auto tag) {
+  return dispatch_all(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = *static_cast<const T*>(t.data_ptr());
+    if (is_complex(t.dtype())) {
+      const Complex<double> c = convert<Complex<double>>(v);
+      return Scalar::from_complex(c.re, c.im);
+    }
     if (t.dtype() == ScalarType::Bool) return Scalar::from_bool(convert<bool>(v));
     if (is_floating(t.dtype())) return Scalar::from_double(convert<double>(v));
     return Scalar::from_int(convert<int64_t>(v));
@@ -86,7 +98,7 @@ Scalar read_cpu_scalar(const Tensor& t) {
 
 // A number converted to `t`, as the bytes of a kernel argument.
 void pack_scalar(const Scalar& s, ScalarType t, char* out) {
-  dispatch(t, [&](auto tag) {
+  dispatch_all(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = s.to<T>();
     std::memcpy(out, &v, sizeof(T));
@@ -176,6 +188,7 @@ void fast_divmod(uint32_t d, unsigned* magic, unsigned* shift) {
 
 std::string JitVariantKey::str() const {
   std::string s = dtype_name(common);
+  if (out >= 0) s += std::string("->") + dtype_name(out_dtype());
   s += "(";
   for (size_t i = 0; i < input_dtypes.size(); ++i) {
     s += (i ? "," : "") + std::string(dtype_name(input_dtypes[i])) + (by_value[i] ? "=v" : "");
@@ -187,7 +200,7 @@ std::string JitVariantKey::str() const {
 
 bool JitVariantKey::operator==(const JitVariantKey& o) const {
   return common == o.common && input_dtypes == o.input_dtypes && by_value == o.by_value &&
-         extra_kinds == o.extra_kinds;
+         extra_kinds == o.extra_kinds && out == o.out;
 }
 
 std::string jiterator_source(const std::string& code, const std::string& name, int num_outputs,
@@ -210,7 +223,7 @@ std::string jiterator_source(const std::string& code, const std::string& name, i
   // ember_jit_s: the outputs' element type (the common dtype); ember_jit_c:
   // what the function
   // computes in (float for float16/bfloat16, as torch's opmath_type).
-  s += detail::str("typedef ", device_type_name(key.common), " ember_jit_s;\n");
+  s += detail::str("typedef ", device_type_name(key.out_dtype()), " ember_jit_s;\n");
   s += detail::str("typedef ", device_type_name(compute_dtype_of(key.common)), " ember_jit_c;\n");
   s += detail::str("constexpr int kOperands = ", ntensor, ";\n");
   s += "extern \"C\" __global__ void ember_jiterator_flat(long long n, "
@@ -337,36 +350,15 @@ void JitFunction::prepare(const JitPlan& p) {
   variants_.push_back(std::move(v));
 }
 
-void JitFunction::run(const JitPlan& p) {
-  if (p.numel == 0) return;
-  const int sm = device_sm(p.device);
-  const Variant* v = find(p.key, sm);
-  if (!v) {
-    prepare(p);
-    v = find(p.key, sm);
-  }
-  // The layout over the tensor operands: outputs, then tensor inputs.
-  const Shape& shape = p.outputs[0].sizes();
-  const int64_t nd = static_cast<int64_t>(shape.size());
-  EMBER_CHECK(nd <= 64, "ember tensors have at most 64 dimensions, got ", nd);
-  static thread_local int64_t st[kMaxOperands][64];
-  char* data[kMaxOperands] = {};
-  int64_t itemsize[kMaxOperands] = {};
-  int n = 0;
-  for (const Tensor& o : p.outputs) {
-    detail::broadcast_strides(o, shape, st[n]);
-    itemsize[n] = int64_t(o.itemsize());
-    data[n++] = static_cast<char*>(o.data_ptr());
-  }
-  for (size_t i = 0; i < p.inputs.size(); ++i) {
-    if (p.key.by_value[i]) continue;
-    const Tensor& t = p.inputs[i].tensor;
-    detail::broadcast_strides(t, shape, st[n]);
-    itemsize[n] = int64_t(t.itemsize());
-    data[n++] = static_cast<char*>(t.data_ptr());
-  }
-  for (int k = n; k < kMaxOperands; ++k) std::fill(st[k], st[k] + nd, 0);
-  const IterLayout<kMaxOperands> it = make_iter_strided<kMaxOperands>(shape, st, data);
+namespace {
+
+// Launches a compiled variant over a merged layout of n tensor operands
+// (outputs first): the flat kernel when every operand is contiguous.
+// `values`: the by-value inputs in order, converted to the compute type.
+void launch(Kernel* flat_kernel, Kernel* strided_kernel, const JitVariantKey& key,
+            const IterLayout<kMaxOperands>& it, int n, const int64_t* itemsize,
+            const std::vector<Scalar>& values, const std::vector<Scalar>& extras,
+            const Device& device) {
   bool flat = it.ndim == 1;
   for (int k = 0; k < n && flat; ++k) flat = it.strides[k][0] == itemsize[k];
 
@@ -388,10 +380,11 @@ void JitFunction::run(const JitPlan& p) {
     for (int d = 0; d < it.ndim; ++d) row[d] = it.strides[k][d];
     std::memcpy(rows + size_t(k) * sizeof(row), row, sizeof(row));
   }
-  std::memcpy(rows + size_t(n) * sizeof(long long) * kMaxIterDims, data, size_t(n) * sizeof(char*));
+  std::memcpy(rows + size_t(n) * sizeof(long long) * kMaxIterDims, it.data,
+              size_t(n) * sizeof(char*));
 
-  Kernel* kernel = flat ? v->flat : v->strided;
-  EMBER_CHECK(kernel->param_sizes().size() == 2 + p.extras.size() + size_t(slot_count(p.key)) &&
+  Kernel* kernel = flat ? flat_kernel : strided_kernel;
+  EMBER_CHECK(kernel->param_sizes().size() == 2 + extras.size() + values.size() &&
                   kernel->param_sizes()[1] == packed.size(),
               "jiterator: the compiled kernel's parameters (", kernel->param_sizes().size(),
               ", layout of ", kernel->param_sizes().size() > 1 ? kernel->param_sizes()[1] : 0,
@@ -400,32 +393,106 @@ void JitFunction::run(const JitPlan& p) {
 
   // Kernel arguments: n, the layout, the by-value inputs, the extras.
   long long numel = it.numel;
-  char values[kMaxJitInputs + 16][8] = {};
+  alignas(16) char slots[kMaxJitInputs + 16][16] = {};
   std::vector<void*> args = {&numel, packed.data()};
   int slot = 0;
-  for (size_t i = 0; i < p.inputs.size(); ++i) {
-    if (!p.key.by_value[i]) continue;
-    pack_scalar(p.inputs[i].scalar, compute_dtype_of(p.key.common), values[slot]);
-    args.push_back(values[slot++]);
+  for (const Scalar& v : values) {
+    pack_scalar(v, compute_dtype_of(key.common), slots[slot]);
+    args.push_back(slots[slot++]);
   }
-  for (const Scalar& e : p.extras) {
+  for (const Scalar& e : extras) {
     if (e.kind == Scalar::Kind::Bool) {
-      std::memcpy(values[slot], &e.b, sizeof(bool));
+      std::memcpy(slots[slot], &e.b, sizeof(bool));
     } else if (e.kind == Scalar::Kind::Int) {
-      std::memcpy(values[slot], &e.i, sizeof(int64_t));
+      std::memcpy(slots[slot], &e.i, sizeof(int64_t));
     } else {
-      std::memcpy(values[slot], &e.d, sizeof(double));
+      std::memcpy(slots[slot], &e.d, sizeof(double));
     }
-    args.push_back(values[slot++]);
+    args.push_back(slots[slot++]);
   }
-  const cuda::StreamView stream = cuda::current_stream(p.device.index);
-  const int sms = cuda::get_device_properties(p.device.index).multi_processor_count;
+  const cuda::StreamView stream = cuda::current_stream(device.index);
+  const int sms = cuda::get_device_properties(device.index).multi_processor_count;
   const int64_t blocks = std::min<int64_t>((numel + kThreads - 1) / kThreads, int64_t(sms) * 8);
   LaunchConfig cfg;
   cfg.grid[0] = static_cast<unsigned>(std::max<int64_t>(blocks, 1));
   cfg.block[0] = kThreads;
   kernel->launch(cfg, stream, args.data());
 }
+
+}  // namespace
+
+void JitFunction::run(const JitPlan& p) {
+  if (p.numel == 0) return;
+  const int sm = device_sm(p.device);
+  const Variant* v = find(p.key, sm);
+  if (!v) {
+    prepare(p);
+    v = find(p.key, sm);
+  }
+  // The layout over the tensor operands: outputs, then tensor inputs.
+  const Shape& shape = p.outputs[0].sizes();
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  EMBER_CHECK(nd <= 64, "ember tensors have at most 64 dimensions, got ", nd);
+  static thread_local int64_t st[kMaxOperands][64];
+  char* data[kMaxOperands] = {};
+  int64_t itemsize[kMaxOperands] = {};
+  int n = 0;
+  for (const Tensor& o : p.outputs) {
+    detail::broadcast_strides(o, shape, st[n]);
+    itemsize[n] = int64_t(o.itemsize());
+    data[n++] = static_cast<char*>(o.data_ptr());
+  }
+  std::vector<Scalar> values;
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    if (p.key.by_value[i]) {
+      values.push_back(p.inputs[i].scalar);
+      continue;
+    }
+    const Tensor& t = p.inputs[i].tensor;
+    detail::broadcast_strides(t, shape, st[n]);
+    itemsize[n] = int64_t(t.itemsize());
+    data[n++] = static_cast<char*>(t.data_ptr());
+  }
+  for (int k = n; k < kMaxOperands; ++k) std::fill(st[k], st[k] + nd, 0);
+  const IterLayout<kMaxOperands> it = make_iter_strided<kMaxOperands>(shape, st, data);
+  launch(v->flat, v->strided, p.key, it, n, itemsize, values, p.extras, p.device);
+}
+
+void JitFunction::run(const ElementwiseIter& e) {
+  if (e.numel() == 0) return;
+  JitPlan p;
+  p.device = e.out.device();
+  p.key.common = e.common;
+  p.key.out = static_cast<int8_t>(e.dtype[0]);
+  std::vector<Scalar> values;
+  for (int k = 1; k <= e.nin; ++k) {
+    p.key.input_dtypes.push_back(e.dtype[k]);
+    p.key.by_value.push_back(e.by_value[k]);
+    if (e.by_value[k]) values.push_back(e.value[k]);
+  }
+  const int sm = device_sm(p.device);
+  const Variant* v = find(p.key, sm);
+  if (!v) {
+    prepare(p);
+    v = find(p.key, sm);
+  }
+  // The iterator's operands, less the by-value inputs (null data, zero strides).
+  IterLayout<kMaxOperands> it;
+  it.ndim = e.layout.ndim;
+  it.numel = e.layout.numel;
+  for (int d = 0; d < it.ndim; ++d) it.shape[d] = e.layout.shape[d];
+  int64_t itemsize[kMaxOperands] = {};
+  int n = 0;
+  for (int k = 0; k <= e.nin; ++k) {
+    if (k > 0 && e.by_value[k]) continue;
+    for (int d = 0; d < it.ndim; ++d) it.strides[n][d] = e.layout.strides[k][d];
+    it.data[n] = e.layout.data[k];
+    itemsize[n++] = int64_t(element_size(e.dtype[k]));
+  }
+  launch(v->flat, v->strided, p.key, it, n, itemsize, values, {}, p.device);
+}
+
+void run_elementwise(JitFunction& f, const ElementwiseIter& it) { f.run(it); }
 
 }  // namespace ember::ops::jit
 

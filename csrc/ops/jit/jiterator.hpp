@@ -53,6 +53,10 @@ struct JitVariantKey {
   std::vector<ScalarType> input_dtypes;
   std::vector<bool> by_value;  // inputs passed as kernel arguments
   std::vector<Scalar::Kind> extra_kinds;
+  // The outputs' dtype; -1: the common dtype (the jiterator's rule). ember's
+  // own ops store into any dtype (a real abs of complex values, an out=).
+  int8_t out = -1;
+  ScalarType out_dtype() const { return out < 0 ? common : static_cast<ScalarType>(out); }
   std::string str() const;
   bool operator==(const JitVariantKey& o) const;
 };
@@ -85,6 +89,8 @@ class JitFunction {
   // Launches the kernel on the current stream of the plan's device; prepares
   // first if needed.
   void run(const JitPlan& p);
+  // Launches over an iterator planned by make_elementwise (run_elementwise).
+  void run(const ElementwiseIter& it);
 
   const std::string& code() const noexcept { return code_; }
   const std::string& name() const noexcept { return name_; }
@@ -105,6 +111,13 @@ class JitFunction {
   std::mutex mutex_;
   std::vector<std::unique_ptr<Variant>> variants_;
 };
+
+// ember's own elementwise ops compiled at first use (the complex functions
+// on the GPU, ops/pointwise/complex.hpp): `f` (one output) over an iterator
+// planned by make_elementwise, computing in the compute type of it.common,
+// loading each input from its dtype and storing into it.out's dtype. The
+// first call of a variant compiles it (or loads it from the disk cache).
+void run_elementwise(JitFunction& f, const ElementwiseIter& it);
 
 }  // namespace ember::ops::jit
 

@@ -1,5 +1,6 @@
 #include "ops/linalg/lapack_api.hpp"
 
+#include <complex>
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -43,7 +44,7 @@ struct Loaded {
   void* handle = nullptr;
   std::string path;
   bool ilp64 = false;
-  void* sym[kRoutines][2] = {};  // [routine][0: float, 1: double]
+  void* sym[kRoutines][4] = {};  // [routine][s, d, c, z]
   std::string tried;             // what failed, for the message
 
   bool try_open(const std::string& file) {
@@ -60,8 +61,8 @@ struct Loaded {
       handle = h;
       ilp64 = s.ilp64;
       for (int r = 0; r < kRoutines; ++r) {
-        for (int t = 0; t < 2; ++t) {
-          const std::string name = std::string(s.prefix) + (t ? "d" : "s") + kNames[r] + s.suffix;
+        for (int t = 0; t < 4; ++t) {
+          const std::string name = std::string(s.prefix) + "sdcz"[t] + kNames[r] + s.suffix;
           sym[r][t] = dlsym(h, name.c_str());
         }
       }
@@ -116,9 +117,14 @@ Loaded& lib() {
 
 template <typename T>
 constexpr int tix() {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "LAPACK wrappers take float or double");
-  return std::is_same_v<T, double> ? 1 : 0;
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                    std::is_same_v<T, std::complex<float>> ||
+                    std::is_same_v<T, std::complex<double>>,
+                "LAPACK wrappers take float, double, complex<float> or complex<double>");
+  if constexpr (std::is_same_v<T, double>) return 1;
+  if constexpr (std::is_same_v<T, std::complex<float>>) return 2;
+  if constexpr (std::is_same_v<T, std::complex<double>>) return 3;
+  return 0;
 }
 
 template <typename Fn, typename T>
@@ -127,7 +133,7 @@ Fn sym(Routine r) {
   void* p = l.sym[r][tix<T>()];
   if (!p) {
     throw Error(detail::str("the BLAS/LAPACK library ember opened (", l.path, ") lacks ",
-                            tix<T>() ? "d" : "s", kNames[r],
+                            "sdcz"[tix<T>()], kNames[r],
                             "; set EMBER_LAPACK_LIBRARY to a complete LAPACK (OpenBLAS)"));
   }
   return reinterpret_cast<Fn>(p);
@@ -541,4 +547,15 @@ EMBER_LAPACK_INSTANTIATE(float)
 EMBER_LAPACK_INSTANTIATE(double)
 #undef EMBER_LAPACK_INSTANTIATE
 
+// Complex products (cgemm/zgemm); the factorizations take real types only so far.
+template void gemm<std::complex<float>>(char, char, int64_t, int64_t, int64_t, std::complex<float>,
+                                        const std::complex<float>*, int64_t,
+                                        const std::complex<float>*, int64_t, std::complex<float>,
+                                        std::complex<float>*, int64_t);
+template void gemm<std::complex<double>>(char, char, int64_t, int64_t, int64_t,
+                                         std::complex<double>, const std::complex<double>*,
+                                         int64_t, const std::complex<double>*, int64_t,
+                                         std::complex<double>, std::complex<double>*, int64_t);
+
 }  // namespace ember::ops::lapack
+

@@ -5,6 +5,7 @@
 
 #include "ops/linalg/lapack_api.hpp"
 #include "ops/linalg/linalg.hpp"
+#include "ops/linalg/linalg_common.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
 
@@ -12,20 +13,10 @@ namespace ember::ops::linalg {
 
 namespace {
 
-int64_t batch_count(const Tensor& t) {
-  int64_t b = 1;
-  for (int64_t d = 0; d + 2 < t.dim(); ++d) b *= t.sizes()[d];
-  return b;
-}
-
-Shape batch_shape(const Tensor& t) {
-  return Shape(t.sizes().begin(), t.sizes().end() - 2);
-}
-
-Shape with(Shape s, std::initializer_list<int64_t> tail) {
-  for (int64_t v : tail) s.push_back(v);
-  return s;
-}
+using common::batch_count;
+using common::batch_shape;
+using common::real_dispatch;
+using common::with;
 
 // (..., m, n) whose .mT is contiguous.
 void check_fortran(const Tensor& t, const char* fn, const char* what) {
@@ -50,14 +41,6 @@ void check_like(const Tensor& a, const Tensor& b, const char* fn) {
               ": internal error: operands differ in batch size");
 }
 
-template <typename F>
-void real_dispatch(ScalarType t, F&& f) {
-  if (t == ScalarType::Float64) {
-    f(double{});
-  } else {
-    f(float{});
-  }
-}
 
 Tensor new_int(const Shape& s, const Device& d, ScalarType t = ScalarType::Int32) {
   return Tensor::empty(s, t, d);

@@ -5,6 +5,7 @@
 // device: nothing here synchronises with the host. Operands are checked by
 // linalg_cpu.cpp's callers (batched column-major, float32/float64).
 #include "ops/linalg/linalg.hpp"
+#include "ops/linalg/linalg_common.hpp"
 
 #if EMBER_WITH_CUDA
 
@@ -25,6 +26,11 @@ namespace ember::ops::linalg::internal {
 
 namespace {
 
+using common::batch_count;
+using common::batch_shape;
+using common::real_dispatch;
+using common::with;
+
 // The float or double member of a cuSOLVER/cuBLAS pair.
 #define EMBER_PICK(api, s, d)                                   \
   ([&]() {                                                      \
@@ -33,19 +39,6 @@ namespace {
   }())
 #define EMBER_SOLVER(name) EMBER_PICK(api, S##name, D##name)
 #define EMBER_BLAS(name) EMBER_PICK(*blas.api, cublasS##name, cublasD##name)
-
-int64_t batch_count(const Tensor& t) {
-  int64_t b = 1;
-  for (int64_t d = 0; d + 2 < t.dim(); ++d) b *= t.sizes()[d];
-  return b;
-}
-
-Shape batch_shape(const Tensor& t) { return Shape(t.sizes().begin(), t.sizes().end() - 2); }
-
-Shape with(Shape s, std::initializer_list<int64_t> tail) {
-  for (int64_t v : tail) s.push_back(v);
-  return s;
-}
 
 int ld(int64_t rows) { return static_cast<int>(std::max<int64_t>(1, rows)); }
 
@@ -59,14 +52,6 @@ void check_int(int64_t v, const char* fn) {
               "are not supported on the GPU");
 }
 
-template <typename F>
-void real_dispatch(ScalarType t, F&& f) {
-  if (t == ScalarType::Float64) {
-    f(double{});
-  } else {
-    f(float{});
-  }
-}
 
 // A device array of the batch's matrix pointers base + i * stride (elements
 // of `elem` bytes), for cuBLAS/cuSOLVER's batched calls. Kept alive by the
@@ -376,22 +361,21 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> svd_cuda(const Tensor& A, bool full, 
   // row-major: Vh is allocated contiguous and handed to cuSOLVER as V.
   Tensor U = transpose(Tensor::empty(with(bs, {ucols, m}), A.dtype(), dev), -2, -1);
   Tensor Vh = Tensor::empty(with(bs, {vrows, n}), A.dtype(), dev);
-  if (!vectors) {
-    U = Tensor::empty({std::max<int64_t>(m, 1)}, A.dtype(), dev);
-    Vh = Tensor::empty({std::max<int64_t>(n, 1)}, A.dtype(), dev);
-  }
+  // cuSOLVER is always asked for the vectors, into full-size buffers: without them
+  // (svdvals) gesvdjBatched faulted on the H100 (illegal instruction) and returned zeros,
+  // and gesvdj of 300 x 200 float64 matrices failed (CUSOLVER_STATUS_EXECUTION_FAILED,
+  // then an illegal address). svdvals pays for the vectors it drops.
   if (k == 0 || nb == 0) {
     zero_(info);
   } else {
-    const cusolverEigMode_t jobz =
-        vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+    const cusolverEigMode_t jobz = CUSOLVER_EIG_MODE_VECTOR;
     real_dispatch(A.dtype(), [&](auto z) {
       using T = decltype(z);
       const CusolverApi& api = cusolver_api();
       cusolverDnHandle_t h = cusolver_handle(dev.index);
       gesvdjInfo_t params = nullptr;
       EMBER_CUSOLVER_CHECK(api.CreateGesvdjInfo(&params));
-      const int64_t us = vectors ? m * ucols : 0, vs = vectors ? n * vrows : 0;
+      const int64_t us = m * ucols, vs = n * vrows;
       int lwork = 0;
       if (batched) {
         EMBER_CUSOLVER_CHECK(EMBER_SOLVER(gesvdjBatched_bufferSize)(

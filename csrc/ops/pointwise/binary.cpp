@@ -5,6 +5,7 @@
 #endif
 
 #include "ops/pointwise/binary.hpp"
+#include "ops/pointwise/complex.hpp"
 #include "ops/copy/copy.hpp"
 #include "ops/fill/fill.hpp"
 
@@ -45,8 +46,20 @@ void check_supported(BinaryOp op, const Operand& a, const Operand& b, const Bina
   if (op == BinaryOp::Add || op == BinaryOp::Sub) {
     EMBER_CHECK(!args.alpha.is_bool() || common == ScalarType::Bool,
                 "Boolean alpha only supported for Boolean results.");
-    EMBER_CHECK(is_floating(common) || !args.alpha.is_floating(),
+    EMBER_CHECK(is_floating(common) || is_complex(common) || !args.alpha.is_floating(),
                 "For integral input tensors, argument alpha must not be a floating point number.");
+  }
+  if (is_complex(common)) {
+    switch (op) {
+      case BinaryOp::Maximum:
+      case BinaryOp::Minimum:
+      case BinaryOp::Fmax:
+      case BinaryOp::Fmin:
+        throw Error(detail::str(binary_name(op), " not implemented for complex tensors."));
+      default:
+        if (!has_complex_kernel(op)) not_implemented(binary_name(op), common, cuda);
+    }
+    return;
   }
   const bool is_bool = common == ScalarType::Bool;
   switch (op) {
@@ -83,7 +96,16 @@ BinaryArgs kernel_args(BinaryOp op, const ElementwiseIter& it, const BinaryArgs&
   if ((op == BinaryOp::Add || op == BinaryOp::Sub) && it.common == ScalarType::Bool) {
     e.alpha = Scalar::from_bool(args.alpha.to_double() != 0.0);
   }
+  if (op == BinaryOp::Pow && !cuda && it.common == ScalarType::Float16) e.pow_shortcuts = false;
   const bool reduced = it.common == ScalarType::Float16 || it.common == ScalarType::BFloat16;
+  if (reduced && !cuda && (op == BinaryOp::Add || op == BinaryOp::Sub) && !args.alpha.is_bool()) {
+    // torch's CPU float16/bfloat16 add takes alpha in the dtype (alpha=1e-45 is 0 there:
+    // inf - 1e-45 * -inf is nan); its CUDA kernels keep it in float
+    e.alpha = dispatch(it.common, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return Scalar::from_double(convert<double>(args.alpha.to<T>()));
+    });
+  }
   if (reduced && (op == BinaryOp::DivTrunc || (op == BinaryOp::DivFloor && !cuda))) {
     bool scalar = it.by_value[2];
     if (!scalar && !cuda) {
@@ -170,9 +192,13 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
     // As torch: x ** 0 is ones and x ** 1 a copy, before any dtype check
     // (so bool ** True works).
     const Scalar& e = b.scalar;
-    const double v = e.is_floating() ? e.d : e.is_integral() ? double(e.i) : double(e.b);
+    const double v = e.is_complex() ? (e.im == 0.0 ? e.d : 2.0)
+                     : e.is_floating() ? e.d
+                     : e.is_integral() ? double(e.i)
+                                       : double(e.b);
     if (v == 0.0 || v == 1.0) {
-      const ElementwiseSpec spec{binary_name(op), common, common, common, true};
+      ElementwiseSpec spec{binary_name(op), common, common, common, true};
+      spec.complex = true;  // a fill or a copy
       const ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
       if (v == 0.0) {
         fill_(it.out, Scalar::from_int(1));
@@ -192,6 +218,7 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
                              op == BinaryOp::Pow ||
                              (!cuda && (op == BinaryOp::Add || op == BinaryOp::Sub));
   ElementwiseSpec spec{binary_name(op), common, common, common, true, round_numbers};
+  spec.complex = has_complex_kernel(op);
   // One-element tensors at full precision where torch's kernels read them as
   // scalars: CPU mul/div with one as the second operand; CUDA add/sub/mul/div
   // (opmath kernels) with a 0-d CPU tensor in either place.
@@ -205,8 +232,36 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
   }
   ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
   const BinaryArgs eargs = kernel_args(op, it, args, cuda);
+  const bool reduced = common == ScalarType::Float16 || common == ScalarType::BFloat16;
+  if (it.by_value[1] && a.is_scalar() &&
+      (eargs.round_steps != 0 ||
+       (!cuda && reduced && (op == BinaryOp::Mul || op == BinaryOp::Div ||
+                             op == BinaryOp::DivFloor || op == BinaryOp::DivTrunc)))) {
+    // torch's float16/bfloat16 kernels keep only a number in the second place at full
+    // precision: a number first is cast to the dtype like a tensor (65536 // t in float16
+    // is inf // t, nan as in Python; torch.mul(1e38, t) in bfloat16 is 9.97e37 * t)
+    it.value[1] = dispatch(common, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return Scalar::from_double(convert<double>(it.value[1].to<T>()));
+    });
+  }
   if (it.is_cuda()) {
 #if EMBER_WITH_CUDA
+    if (op == BinaryOp::Div && it.by_value[2] && is_complex(common)) {
+      // The same for complex values, the reciprocal taken in the compute
+      // type (torch's opmath_t(1) / b).
+      Scalar inv;
+      if (common == ScalarType::ComplexDouble) {
+        const Complex<double> r = Complex<double>(1.0) / it.value[2].to<Complex<double>>();
+        inv = Scalar::from_complex(r.re, r.im);
+      } else {
+        const Complex<float> r = Complex<float>(1.0f) / it.value[2].to<Complex<float>>();
+        inv = Scalar::from_complex(r.re, r.im);
+      }
+      it.value[2] = inv;
+      internal::binary_cuda(BinaryOp::Mul, it, eargs);
+      return it.out;
+    }
     if (op == BinaryOp::Div && it.by_value[2] && is_floating(common)) {
       // torch's CUDA true division by a number multiplies by its reciprocal,
       // taken in double: 7.75 / 1e-3 in float16 is 7752 there (7748 divided).
@@ -226,6 +281,7 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
 namespace internal {
 
 void binary_cpu(BinaryOp op, const ElementwiseIter& it, const BinaryArgs& args) {
+  if (is_complex(it.common)) return binary_complex_cpu(op, it, args.alpha);
   const bool costly = op == BinaryOp::Pow || op == BinaryOp::Atan2 || op == BinaryOp::Hypot ||
                       op == BinaryOp::Remainder || op == BinaryOp::Fmod ||
                       op == BinaryOp::DivFloor;

@@ -3,11 +3,13 @@
 // bool and the integers, plus one dynamic kernel per compute type, per op).
 #include "ops/pointwise/binary.hpp"
 #include "ops/pointwise/binary_functors.hpp"
+#include "ops/pointwise/complex.hpp"
 #include "ops/elementwise.cuh"
 
 namespace ember::ops::internal {
 
 void binary_cuda(BinaryOp op, const ElementwiseIter& it, const BinaryArgs& args) {
+  if (is_complex(it.common)) return binary_complex_cuda(op, it, args.alpha);
   CudaRunner r{it};
   dispatch_binary(op, it, args, r);
 }

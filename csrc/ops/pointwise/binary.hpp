@@ -31,6 +31,9 @@ struct BinaryArgs {
   // kernels compute div_trunc/div_floor in the dtype itself there, each step
   // rounded to it (1 float16, 2 bfloat16); by a scalar in float (0).
   int round_steps = 0;
+  // pow by a number: torch's shortcuts for 2, 3, 0.5, -0.5, -1, -2 (internal, set by
+  // binary()); its CPU float16 kernel has none (std::pow: (-inf) ** 0.5 is inf there)
+  bool pow_shortcuts = true;
 };
 
 // The general entry: `out` undefined -> a new tensor; `inplace` -> out is `a`.

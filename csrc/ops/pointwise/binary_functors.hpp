@@ -25,6 +25,21 @@ struct SubF {
   C alpha;
   EMBER_HD_INLINE C operator()(C a, C b) const { return m::sub(a, m::mul(alpha, b)); }
 };
+// a + alpha * b rounded once, for floats with alpha != 1: torch's add kernels fuse it
+// (its CPU vector code calls fmadd, its scalar and CUDA code are contracted), and its sub
+// is add with -alpha. So alpha * b may exceed the dtype's range without overflowing:
+// -inf - 2.25 * -3.4e38 in float32 is -inf, not -inf + inf = nan.
+template <typename C>
+struct AddAlphaF {
+  C alpha;  // -alpha for sub
+  EMBER_HD_INLINE C operator()(C a, C b) const {
+    if constexpr (std::is_same<C, float>::value) {
+      return ::fmaf(alpha, b, a);
+    } else {
+      return ::fma(alpha, b, a);
+    }
+  }
+};
 template <typename C>
 struct MulF {
   EMBER_HD_INLINE C operator()(C a, C b) const { return m::mul(a, b); }
@@ -203,8 +218,16 @@ void dispatch_binary_c(BinaryOp op, const ElementwiseIter& it, const BinaryArgs&
   constexpr bool kFloat = std::is_floating_point<C>::value;
   const Scalar& alpha = args.alpha;
   switch (op) {
-    case BinaryOp::Add: return r.template run<C, 2>(AddF<C>{alpha.to<C>()});
-    case BinaryOp::Sub: return r.template run<C, 2>(SubF<C>{alpha.to<C>()});
+    case BinaryOp::Add:
+      if constexpr (kFloat) {
+        if (alpha.to_double() != 1.0) return r.template run<C, 2>(AddAlphaF<C>{alpha.to<C>()});
+      }
+      return r.template run<C, 2>(AddF<C>{alpha.to<C>()});
+    case BinaryOp::Sub:
+      if constexpr (kFloat) {
+        if (alpha.to_double() != 1.0) return r.template run<C, 2>(AddAlphaF<C>{-alpha.to<C>()});
+      }
+      return r.template run<C, 2>(SubF<C>{alpha.to<C>()});
     case BinaryOp::Mul: return r.template run<C, 2>(MulF<C>{});
     case BinaryOp::Div:
       if constexpr (kFloat) return r.template run<C, 2>(DivF<C>{});
@@ -213,7 +236,7 @@ void dispatch_binary_c(BinaryOp op, const ElementwiseIter& it, const BinaryArgs&
     case BinaryOp::DivFloor: return r.template run<C, 2>(DivFloorF<C>{args.round_steps});
     case BinaryOp::Remainder: return r.template run<C, 2>(RemainderF<C>{});
     case BinaryOp::Fmod: return r.template run<C, 2>(FmodF<C>{});
-    case BinaryOp::Pow: return r.template run<C, 2>(PowF<C>{it.by_value[2]});
+    case BinaryOp::Pow: return r.template run<C, 2>(PowF<C>{it.by_value[2] && args.pow_shortcuts});
     case BinaryOp::Atan2:
       if constexpr (kFloat) return r.template run<C, 2>(Atan2F<C>{});
       break;

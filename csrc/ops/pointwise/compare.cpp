@@ -6,6 +6,7 @@
 
 #include "ops/pointwise/compare.hpp"
 
+#include "ops/pointwise/complex.hpp"
 #include "ops/pointwise/compare_functors.hpp"
 #include "ops/elementwise_cpu.hpp"
 #include "ops/promotion.hpp"
@@ -34,8 +35,8 @@ Tensor compare(CompareOp op, const Operand& a, const Operand& b, const Tensor& o
     return compare(op, scalar_to_tensor(a.scalar), b, out, inplace);
   }
   const ScalarType common = result_type({&a, &b});
-  const ElementwiseSpec spec{compare_name(op), common, ScalarType::Bool, ScalarType::Bool, false,
-                             true};
+  ElementwiseSpec spec{compare_name(op), common, ScalarType::Bool, ScalarType::Bool, false, true};
+  spec.complex = has_complex_kernel(op);
   const ElementwiseIter it = make_elementwise(spec, out, inplace, {&a, &b});
   if (it.is_cuda()) {
 #if EMBER_WITH_CUDA
@@ -50,6 +51,7 @@ Tensor compare(CompareOp op, const Operand& a, const Operand& b, const Tensor& o
 namespace internal {
 
 void compare_cpu(CompareOp op, const ElementwiseIter& it) {
+  if (is_complex(it.common)) return compare_complex_cpu(op, it);
   CpuRunner r{it};
   dispatch_compare(op, it, r);
 }

@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "ops/pointwise/complex.hpp"
 #include "ops/elementwise_cpu.hpp"
 #include "ops/promotion.hpp"
 #include "ops/pointwise/ternary_functors.hpp"
@@ -50,7 +51,9 @@ Tensor where(const Tensor& cond, const Operand& a, const Operand& b, const Tenso
                             torch_scalar_name(out.dtype())));
   }
   const Operand c(cond);
-  return run(TernaryOp::Where, {"where", common, common, common, true}, out, false, {&c, &a, &b});
+  ElementwiseSpec spec{"where", common, common, common, true};
+  spec.complex = true;
+  return run(TernaryOp::Where, spec, out, false, {&c, &a, &b});
 }
 
 Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::optional<Operand>& max,
@@ -66,6 +69,7 @@ Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::opti
   } else {
     common = result_type({&in, min ? &lo : &hi});
   }
+  if (is_complex(common)) throw NotImplementedError("clamp is not supported for complex types");
   // Bool clamps with tensor bounds only (torch's clamp_scalar has no bool kernel).
   if (common == ScalarType::Bool && ((min && lo.is_scalar()) || (max && hi.is_scalar()))) {
     not_implemented("clamp_scalar", common, any_cuda({&in, &lo, &hi}));
@@ -154,6 +158,7 @@ Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar
 namespace internal {
 
 void ternary_cpu(TernaryOp op, const ElementwiseIter& it, const TernaryArgs& args) {
+  if (is_complex(it.common)) return ternary_complex_cpu(op, it);
   CpuRunner r{it};
   dispatch_ternary(op, it, args, r);
 }

@@ -56,16 +56,31 @@ struct LerpF {
   }
 };
 
+// addcmul / addcdiv in torch's order on each device:
+// - the CPU (torch's cpu/PointwiseOpsKernel.cpp): self + value * t1 * t2 and
+//   self + value * t1 / t2, left to right (value * t1 first; the product
+//   fused into the add as torch's contracted kernels);
+// - CUDA (torch's cuda/PointwiseOpsKernel.cu, pointwise_op_impl):
+//   self + value * (t1 op t2), as fma(value, t1 op t2, self), and with
+//   value == 1 fma(t1, t2, self) (addcmul) or self + t1 / t2 (addcdiv).
+// The orders differ where value * t1 overflows or underflows: value = 0 with
+// t1 * t2 = inf is nan on CUDA, self on the CPU.
 template <typename C>
 struct AddcmulF {
   C value;
-  // torch's order: self + value * t1 * t2 (left to right)
-  // (fused for floats: (value * t1) * t2 + self, as torch's contracted kernels)
   EMBER_HD_INLINE C operator()(C x, C a, C b) const {
     if constexpr (std::is_integral<C>::value) {
+#ifdef __CUDA_ARCH__
+      return m::add(x, m::mul(value, m::mul(a, b)));
+#else
       return m::add(x, m::mul(m::mul(value, a), b));
+#endif
     } else {
+#ifdef __CUDA_ARCH__
+      return value == C(1) ? fused_mul_add(a, b, x) : fused_mul_add(value, a * b, x);
+#else
       return fused_mul_add(value * a, b, x);
+#endif
     }
   }
 };
@@ -73,8 +88,13 @@ struct AddcmulF {
 template <typename C>
 struct AddcdivF {  // floating only
   C value;
-  // torch's order: self + value * t1 / t2 (left to right: value * t1 first)
-  EMBER_HD_INLINE C operator()(C x, C a, C b) const { return x + value * a / b; }
+  EMBER_HD_INLINE C operator()(C x, C a, C b) const {
+#ifdef __CUDA_ARCH__
+    return value == C(1) ? x + a / b : fused_mul_add(value, a / b, x);
+#else
+    return x + value * a / b;
+#endif
+  }
 };
 
 template <typename C, typename Runner>

@@ -6,6 +6,7 @@
 
 #include "ops/pointwise/unary.hpp"
 
+#include "ops/pointwise/complex.hpp"
 #include "ops/copy/copy.hpp"
 #include "ops/cpu_vector_math.hpp"
 #include "ops/elementwise_cpu.hpp"
@@ -23,8 +24,26 @@ bool is_rounding(UnaryOp op) {
          op == UnaryOp::Trunc;
 }
 
+// The checks of a complex x (torch's messages); ops without complex kernels
+// raise "\"op_cpu\" not implemented for 'ComplexFloat'".
+void check_complex(UnaryOp op, ScalarType x, bool cuda) {
+  if (op == UnaryOp::Sign) {
+    throw NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                "torch.sgn instead.");
+  }
+  if (op == UnaryOp::Relu) throw NotImplementedError("clamp is not supported for complex types");
+  if (is_rounding(op)) {
+    throw NotImplementedError(detail::str(unary_name(op), " is not supported for complex inputs"));
+  }
+  if (!has_complex_kernel(op)) not_implemented(unary_name(op), x, cuda);
+}
+
 // The dtype x is computed in for op (after the op's support checks).
 ScalarType common_dtype(UnaryOp op, ScalarType x, bool cuda) {
+  if (is_complex(x)) {
+    check_complex(op, x, cuda);
+    return x;
+  }
   const bool is_bool = x == ScalarType::Bool;
   if (internal::is_math_op(op)) {
     if (op >= UnaryOp::Gelu && !is_floating(x)) not_implemented(unary_name(op), x, cuda);
@@ -52,6 +71,13 @@ ScalarType common_dtype(UnaryOp op, ScalarType x, bool cuda) {
 }
 
 bool bool_result(UnaryOp op) { return op >= UnaryOp::IsNan; }
+
+// The dtype of the result computed in `common`: bool for predicates, the
+// parts' dtype for abs of complex values, else common.
+ScalarType result_dtype(UnaryOp op, ScalarType common) {
+  if (bool_result(op)) return ScalarType::Bool;
+  return op == UnaryOp::Abs ? to_real_type(common) : common;
+}
 
 // torch's "unary_op"s (not its float ops): an out= must have exactly the
 // input's dtype.
@@ -85,7 +111,7 @@ const char* unary_name(UnaryOp op) {
 }
 
 ScalarType unary_result_type(UnaryOp op, ScalarType x) {
-  return bool_result(op) ? ScalarType::Bool : common_dtype(op, x, false);
+  return result_dtype(op, common_dtype(op, x, false));
 }
 
 Tensor unary(UnaryOp op, const Tensor& x, const UnaryArgs& args, const Tensor& out,
@@ -96,10 +122,15 @@ Tensor unary(UnaryOp op, const Tensor& x, const UnaryArgs& args, const Tensor& o
       throw Error(detail::str("nan_to_num: dtype of out: ", torch_scalar_name(out.dtype()),
                               " should be same as input: ", torch_scalar_name(x.dtype())));
     }
-    if (same_dtype_out(op)) check_out_dtype(out, x.dtype());
+    // (abs of complex values gives their parts' dtype, cast to any out=.)
+    if (same_dtype_out(op) && !(op == UnaryOp::Abs && is_complex(x.dtype()))) {
+      check_out_dtype(out, x.dtype());
+    }
   }
   const ScalarType common = common_dtype(op, x.dtype(), cuda);
-  const ScalarType result = bool_result(op) ? ScalarType::Bool : common;
+  const ScalarType result = result_dtype(op, common);
+  EMBER_CHECK(!(inplace && op == UnaryOp::Abs && is_complex(common)),
+              "In-place abs is not supported for complex tensors.");
   // Rounding an integer, and nan_to_num of one, is a copy (torch's shortcut).
   const bool copy_only = (is_rounding(op) || op == UnaryOp::NanToNum) && !is_floating(common);
   if (copy_only && inplace) {
@@ -109,7 +140,8 @@ Tensor unary(UnaryOp op, const Tensor& x, const UnaryArgs& args, const Tensor& o
     return x;
   }
   if (copy_only && !out.defined()) return clone(x);
-  const ElementwiseSpec spec{unary_name(op), common, result, result, !bool_result(op)};
+  ElementwiseSpec spec{unary_name(op), common, result, result, !bool_result(op)};
+  spec.complex = has_complex_kernel(op);
   const Operand in(x);
   const ElementwiseIter it = make_elementwise(spec, out, inplace, {&in});
   if (copy_only) {
@@ -137,6 +169,7 @@ Tensor unary(UnaryOp op, const Tensor& x, const UnaryArgs& args, const Tensor& o
 namespace internal {
 
 void unary_math_cpu(UnaryOp op, const ElementwiseIter& it, const UnaryArgs&) {
+  if (is_complex(it.common)) return unary_complex_cpu(op, it);
   // Contiguous float32: the vectorised loops of cpu_vector_math.
   if (it.is_flat() && it.dtype[0] == ScalarType::Float32 && it.dtype[1] == ScalarType::Float32 &&
       !it.by_value[1] && (it.layout.strides[1][0] != 0 || it.numel() == 1)) {
@@ -154,6 +187,7 @@ void unary_math_cpu(UnaryOp op, const ElementwiseIter& it, const UnaryArgs&) {
 }
 
 void unary_basic_cpu(UnaryOp op, const ElementwiseIter& it, const UnaryArgs& args) {
+  if (is_complex(it.common)) return unary_complex_cpu(op, it);
   CpuRunner r{it};
   dispatch_unary_basic(op, it, args, r);
 }

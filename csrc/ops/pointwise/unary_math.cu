@@ -2,12 +2,14 @@
 // sigmoid, gelu, silu, ...): unary_functors.hpp through the elementwise CUDA
 // runner; float and double compute types only.
 #include "ops/elementwise.cuh"
+#include "ops/pointwise/complex.hpp"
 #include "ops/pointwise/unary.hpp"
 #include "ops/pointwise/unary_functors.hpp"
 
 namespace ember::ops::internal {
 
 void unary_math_cuda(UnaryOp op, const ElementwiseIter& it, const UnaryArgs&) {
+  if (is_complex(it.common)) return unary_complex_cuda(op, it);
   CudaRunner r{it};
   dispatch_unary_math(op, it, r);
 }

@@ -15,6 +15,7 @@
 #include "ops/overlap.hpp"
 #include "ops/random/random_dispatch.hpp"
 #include "runtime/errors.hpp"
+#include "tensor/complex_views.hpp"
 #include "tensor/views.hpp"
 
 namespace ember::ops {
@@ -81,6 +82,8 @@ void check_out(const Tensor& out) { check_no_internal_overlap(out); }
 // torch's bounds for random_(from, to) in `t`: integers within the dtype,
 // floating values within +-2^digits (every integer there is representable).
 void check_random_bounds(ScalarType t, int64_t low, int64_t high) {
+  EMBER_CHECK(!is_complex(t),
+              "check_random_bounds handles only integral, floating-point and boolean types");
   EMBER_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low,
               " >= to=", high);
   int64_t lo = 0, hi = 0;
@@ -123,6 +126,8 @@ Generator generator_for(const Generator& gen, const Device& device, const char* 
 }
 
 void uniform_(const Tensor& out, double from, double to, const Generator& gen) {
+  // Complex: both parts uniform (torch draws into the real view).
+  if (is_complex(out.dtype())) return uniform_(view_as_real(out), from, to, gen);
   check_floating(out, "uniform_");
   EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from,
               " > to=", to);
@@ -138,6 +143,11 @@ void uniform_(const Tensor& out, double from, double to, const Generator& gen) {
 }
 
 void normal_(const Tensor& out, double mean, double std, const Generator& gen) {
+  // Complex: both parts N(mean, std^2 / 2), so |z - mean|^2 has mean std^2
+  // (torch draws into the real view with std / sqrt(2)).
+  if (is_complex(out.dtype())) {
+    return normal_(view_as_real(out), mean, std / std::sqrt(2.0), gen);
+  }
   check_floating(out, "normal_");
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   check_out(out);

@@ -21,6 +21,7 @@
 #include "ops/reduce/reduce_dispatch.hpp"
 #include "ops/reduce/reduce_plan.hpp"
 #include "runtime/errors.hpp"
+#include "tensor/complex_views.hpp"
 #include "tensor/views.hpp"
 
 namespace ember::ops {
@@ -225,6 +226,97 @@ Tensor deliver(const Tensor& result, const Tensor& out, const char* name) {
   return out;
 }
 
+// ---- complex inputs ----------------------------------------------------------
+// Sums, means and variances of complex values are those of both parts, so
+// they reduce the real view (its last dim holds the parts) with the real
+// kernels; the norm is the norm of abs(x); prod multiplies halves pairwise
+// with the complex mul kernel; all/any take the usual path (x != 0).
+
+// The dims of x's real view that `dims` names (all of x's for none).
+std::vector<int64_t> real_view_dims(const Tensor& x, const Dims& dims) {
+  std::vector<int64_t> out;
+  if (!dims || dims->empty()) {
+    for (int64_t d = 0; d < x.dim(); ++d) out.push_back(d);
+  } else {
+    for (int64_t d : *dims) out.push_back(wrap_dim(d, x.dim()));
+  }
+  return out;
+}
+
+// prod over the reduced dims: pairwise products of halves (log2 n passes).
+Tensor complex_prod(const Tensor& x, const std::vector<bool>& red, bool keepdim) {
+  std::vector<int64_t> perm;
+  Shape kept;
+  int64_t n = 1;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (!red[d]) {
+      perm.push_back(d);
+      kept.push_back(x.sizes()[d]);
+    }
+  }
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (red[d]) {
+      perm.push_back(d);
+      n *= x.sizes()[d];
+    }
+  }
+  int64_t outer = 1;
+  for (int64_t k : kept) outer *= k;
+  Tensor y = reshape(permute(x, perm), {outer, n});
+  if (n == 0) {
+    y = Tensor::empty({outer, 1}, x.dtype(), x.device());
+    fill_(y, Scalar::from_int(1));
+  }
+  while (y.sizes()[1] > 1) {
+    const int64_t m = y.sizes()[1], h = m / 2;
+    const Tensor t = mul(slice(y, 1, 0, h, 1), slice(y, 1, h, 2 * h, 1));
+    if (m % 2) mul_(slice(t, 1, 0, 1, 1), slice(y, 1, m - 1, m, 1));  // the odd one out
+    y = t;
+  }
+  Tensor r = reshape(y, kept);
+  return keepdim ? view(contiguous(r), reduced_shape(x.sizes(), red, true)) : r;
+}
+
+Tensor reduce_complex(ReduceOp op, const Tensor& x, const Dims& dims, bool keepdim,
+                      const ReduceArgs& args) {
+  const ScalarType t = x.dtype();
+  const bool cuda = x.is_cuda();
+  if (t == ScalarType::ComplexHalf) not_implemented(reduce_name(op), t, cuda);
+  switch (op) {
+    case ReduceOp::Sum:
+    case ReduceOp::Mean: {
+      if (x.dim() == 0) return clone(x);
+      const Tensor r = reduce(op, view_as_real(x), real_view_dims(x, dims), keepdim);
+      return view_as_complex(r);
+    }
+    case ReduceOp::Var:
+    case ReduceOp::Std: {
+      // var(z) = var(re) + var(im), with the same correction.
+      Tensor v = x.dim() == 0
+                     ? reduce(ReduceOp::Var, view_as_real(unsqueeze(x, 0)), std::vector<int64_t>{0},
+                              keepdim, std::nullopt, args)
+                     : reduce(ReduceOp::Var, view_as_real(x), real_view_dims(x, dims), keepdim,
+                              std::nullopt, args);
+      if (x.dim() == 0 && keepdim) v = squeeze(v, {0});
+      v = reduce(ReduceOp::Sum, v, std::vector<int64_t>{-1}, false);
+      return op == ReduceOp::Std ? unary(UnaryOp::Sqrt, v) : v;
+    }
+    case ReduceOp::Norm:
+      return reduce(op, unary(UnaryOp::Abs, x), dims, keepdim, std::nullopt, args);
+    case ReduceOp::Prod: {
+      const std::vector<bool> red = reduced_dims(dims, x.dim());
+      return complex_prod(x, red, keepdim);
+    }
+    case ReduceOp::Amax: not_implemented("max_values", t, cuda);
+    case ReduceOp::Amin: not_implemented("min_values", t, cuda);
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin:
+      throw Error(detail::str(reduce_name(op), "(): does not support complex input"));
+    default:
+      not_implemented(reduce_name(op), t, cuda);
+  }
+}
+
 // torch's logsumexp step by step (ReduceOps.cpp's logsumexp_out_impl), each
 // step rounded to its dtype: maxes = amax(x) (0 where infinite),
 // sum(exp(x - maxes)) into the result's dtype, log, + maxes. The one-pass
@@ -280,6 +372,9 @@ Tensor reduce(ReduceOp op, const Tensor& x_in, const Dims& dims, bool keepdim,
   }
   Tensor x = x_in;
   if (as && *as != x.dtype()) x = to(x, x.device(), *as);
+  if (is_complex(x.dtype()) && op != ReduceOp::All && op != ReduceOp::Any) {
+    return deliver(reduce_complex(op, x, dims, keepdim, args), out, reduce_name(op));
+  }
   const ScalarType rdt = args.result_dtype                                   ? *args.result_dtype
                          : as && (op == ReduceOp::Sum || op == ReduceOp::Prod) ? *as
                                                                            : result_dtype(op, x.dtype(), x.is_cuda());
@@ -353,6 +448,7 @@ Tensor reduce(ReduceOp op, const Tensor& x_in, const Dims& dims, bool keepdim,
 }
 
 std::pair<Tensor, Tensor> max_min_dim(bool is_max, const Tensor& x, int64_t dim, bool keepdim) {
+  if (is_complex(x.dtype())) not_implemented(is_max ? "max" : "min", x.dtype(), x.is_cuda());
   const ReduceOp op = is_max ? ReduceOp::ArgMax : ReduceOp::ArgMin;
   const std::vector<bool> red = reduced_dims(std::vector<int64_t>{dim}, x.dim());
   if (x.dim() > 0 && x.sizes()[wrap_dim(dim, x.dim())] == 0) {

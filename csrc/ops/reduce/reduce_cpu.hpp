@@ -174,6 +174,7 @@ void column(const ReducePlan& p, const Op& op, const ReduceOutputs& outs) {
 }  // namespace reduce_cpu_detail
 
 struct ReduceCpuRunner {
+  static constexpr bool kWideVar = true;  // var/std in double (reduce_dispatch.hpp)
   const ReducePlan& plan;
   ReduceOutputs outs;
   template <typename In, typename Op>

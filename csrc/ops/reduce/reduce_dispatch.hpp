@@ -4,6 +4,8 @@
 // float32 or float64; reduce.cpp converts int8 and int16 first.
 #pragma once
 
+#include <type_traits>
+
 #include "ops/reduce/reduce.hpp"
 #include "ops/reduce/reduce_functors.hpp"
 #include "runtime/errors.hpp"
@@ -44,6 +46,14 @@ void dispatch_reduce_input(ScalarType t, F&& f) {
   throw Error("internal error: reductions take uint8, int32, int64 and floating storage");
 }
 
+// Whether a runner computes var/std in double whatever the input's floating dtype (the
+// CPU's, as torch's CPU Welford accumulates in double: the std of values near 1e-38 is
+// not lost to squares that underflow float32); runners say so with kWideVar.
+template <typename R, typename = void>
+struct runner_wide_var : std::false_type {};
+template <typename R>
+struct runner_wide_var<R, std::void_t<decltype(R::kWideVar)>> : std::bool_constant<R::kWideVar> {};
+
 // Sum, prod, mean, var/std, norm, logsumexp, all, any.
 template <typename Runner>
 void dispatch_reduce_arith(const ReduceParams& p, Runner& r) {
@@ -65,7 +75,12 @@ void dispatch_reduce_arith(const ReduceParams& p, Runner& r) {
         case ReduceOp::Mean: return r.template run<In>(MeanR<C>{C(p.count)});
         case ReduceOp::Var:
         case ReduceOp::Std:
-          return r.template run<In>(VarR<C>{C(p.args.correction), p.op == ReduceOp::Std});
+          if constexpr (runner_wide_var<Runner>::value) {
+            return r.template run<In>(
+                VarR<double>{double(p.args.correction), p.op == ReduceOp::Std});
+          } else {
+            return r.template run<In>(VarR<C>{C(p.args.correction), p.op == ReduceOp::Std});
+          }
         case ReduceOp::Norm: return r.template run<In>(NormR<C>{norm_kind(p.args.p), C(p.args.p)});
         case ReduceOp::LogSumExp: return r.template run<In>(LogSumExpR<C>{p.args.lse_relative});
         default: break;

@@ -8,9 +8,11 @@
 
 #include "ops/copy/copy.hpp"
 #include "ops/cpu_parallel.hpp"
+#include "ops/elementwise.hpp"
 #include "ops/promotion.hpp"
 #include "ops/reduce/scan_functors.hpp"
 #include "runtime/errors.hpp"
+#include "tensor/complex_views.hpp"
 
 namespace ember::ops {
 
@@ -83,8 +85,27 @@ Tensor scan(ScanOp op, const Tensor& x_in, int64_t dim, std::optional<ScalarType
   // The kernels write int64 for integer and bool inputs: narrower results are
   // converted afterwards (wrapping as torch's accumulation in the narrow type).
   const ScalarType kernel_rdt = is_integral(rdt, true) ? ScalarType::Int64 : rdt;
-  Tensor result = Tensor::empty(x.sizes(), kernel_rdt, x.device());
-  if (x.numel() > 0) {
+  Tensor result;
+  if (is_complex(x.dtype())) {
+    // cumsum of complex values is the cumsum of both parts: the real view's
+    // (its last dim holds the parts). cumprod has no complex kernel.
+    if (op == ScanOp::Prod || x.dtype() == ScalarType::ComplexHalf) {
+      not_implemented(op == ScanOp::Sum ? "cumsum" : "cumprod", x.dtype(), x.is_cuda());
+    }
+    result = x.dim() == 0 ? clone(x) : view_as_complex(scan(op, view_as_real(x), d));
+  } else {
+    result = Tensor::empty(x.sizes(), kernel_rdt, x.device());
+  }
+  // On the GPU a line along the innermost dim scans in a tree (scan.cu's lines
+  // kernel), any other line one element after another. torch's CUDA scans
+  // read a contiguous copy of the input: an input strided along its innermost
+  // dim (expanded, stepped) is copied first, so that a long line keeps the
+  // tree's accuracy instead of accumulating its rounding errors serially.
+  if (!is_complex(x.dtype()) && x.is_cuda() && x.dim() > 0 && x.sizes()[d] > 1 &&
+      x.strides()[d] != 1 && result.strides()[d] == 1) {
+    x = contiguous(x);
+  }
+  if (x.numel() > 0 && !is_complex(x.dtype())) {
     ScanPlan p;
     const Shape& sizes = x.sizes();
     p.len = x.dim() == 0 ? 1 : sizes[d];

@@ -48,6 +48,14 @@ __device__ __forceinline__ C warp_scan(const F& f, C v) {
   return v;
 }
 
+// F's operation (ScanF) in the carry's type Acc.
+template <typename Acc, typename F>
+struct AccOp;
+template <typename Acc, typename C, bool PROD>
+struct AccOp<Acc, ScanF<C, PROD>> {
+  static __device__ __forceinline__ Acc apply(Acc a, Acc b) { return ScanF<Acc, PROD>{}(a, b); }
+};
+
 // A chunk of a line is K groups of TX * 4 elements; in group k thread tx holds
 // the 4 elements from k * TX * 4 + tx * 4. Each thread scans its 4, the warp
 // its threads' totals (shuffles), the block its warps' totals (shared memory,
@@ -76,7 +84,11 @@ __global__ void __launch_bounds__(256) scan_lines_kernel(F f, ScanArgs a) {
     const In* in = reinterpret_cast<const In*>(a.in + off[1]);
     Out* out = reinterpret_cast<Out*>(a.out + off[0]);
     const bool vec = active && vec_io::vec4_aligned(in) && vec_io::vec4_aligned(out);
-    C carry = f.identity();
+    // The running carry between chunks: in double for a float compute type
+    // (float32, float16, bfloat16), so that a long line adds no rounding error
+    // per chunk (each output is rounded once from carry + its chunk's prefix).
+    using Acc = std::conditional_t<std::is_same<C, float>::value, double, C>;
+    Acc carry = Acc(f.identity());
     for (int64_t c = 0; c < a.len; c += kChunk) {
       const bool full = vec && c + kChunk <= a.len;
       C r[K][4];
@@ -135,10 +147,11 @@ __global__ void __launch_bounds__(256) scan_lines_kernel(F f, ScanArgs a) {
       }
 #pragma unroll
       for (int k = 0; k < K; ++k) {
-        const C p = f(carry, pre[k]);
         Out y[4];
 #pragma unroll
-        for (int e = 0; e < 4; ++e) y[e] = convert<Out>(f(p, r[k][e]));
+        for (int e = 0; e < 4; ++e) {
+          y[e] = convert<Out>(C(AccOp<Acc, F>::apply(carry, Acc(f(pre[k], r[k][e])))));
+        }
         if (full) {
           vec_io::store4(out + c + k * kGroup + tx * 4, y);
         } else {
@@ -148,7 +161,7 @@ __global__ void __launch_bounds__(256) scan_lines_kernel(F f, ScanArgs a) {
             if (active && i < a.len) out[i] = y[e];
           }
         }
-        carry = f(carry, tot[k]);
+        carry = AccOp<Acc, F>::apply(carry, Acc(tot[k]));
       }
     }
   }

@@ -12,6 +12,7 @@
 namespace ember::ops {
 
 std::pair<Tensor, Tensor> cum_extreme(bool is_max, const Tensor& x, int64_t dim) {
+  check_orderable(x, is_max ? "cummax" : "cummin");
   const int64_t d = x.dim() == 0 ? (wrap_dim(dim, 1), int64_t(0)) : wrap_dim(dim, x.dim());
   const Tensor xc = contiguous(x);
   Tensor values = Tensor::empty(x.sizes(), x.dtype(), x.device());

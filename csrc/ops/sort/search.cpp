@@ -3,12 +3,14 @@
 
 #include "ops/copy/copy.hpp"
 #include "ops/cpu_parallel.hpp"
+#include "ops/sort/sort.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/dispatch.hpp"
 
 namespace ember::ops {
 
 Tensor searchsorted(const Tensor& seq_in, const Tensor& values_in, bool right, bool out_int32) {
+  check_orderable(seq_in, "searchsorted_out");
   EMBER_CHECK(seq_in.dtype() == values_in.dtype(), "searchsorted: sorted_sequence and values "
               "must have one dtype here (the Python layer promotes them)");
   EMBER_CHECK(seq_in.device() == values_in.device(), "searchsorted: sorted_sequence and values "

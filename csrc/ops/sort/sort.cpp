@@ -54,7 +54,19 @@ void sort_cpu(const Tensor& xc, const LinePlan& p, bool descending, const Tensor
 
 }  // namespace
 
+void check_orderable(const Tensor& x, const char* op) {
+  if (!is_complex(x.dtype())) return;
+  if (op) {
+    throw NotImplementedError(detail::str("\"", op, x.is_cuda() ? "_cuda" : "_cpu",
+                                          "\" not implemented for '",
+                                          torch_scalar_name(x.dtype()), "'"));
+  }
+  throw Error(detail::str("Sort does not support complex dtypes on ",
+                          x.is_cuda() ? "CUDA" : "CPU"));
+}
+
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
+  check_orderable(x);
   const int64_t d = x.dim() == 0 ? (wrap_dim(dim, 1), int64_t(0)) : wrap_dim(dim, x.dim());
   const Tensor xc = contiguous(x);
   Tensor values = Tensor::empty(x.sizes(), x.dtype(), x.device());
@@ -76,6 +88,10 @@ std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
 
 std::tuple<Tensor, Tensor, Tensor> unique_flat(const Tensor& x, bool sorted, bool return_inverse,
                                                bool return_counts) {
+  if (is_complex(x.dtype())) {
+    throw NotImplementedError(detail::str("\"unique\" not implemented for '",
+                                          torch_scalar_name(x.dtype()), "'"));
+  }
 #if EMBER_WITH_CUDA
   if (x.is_cuda() && x.numel() > 0) {
     return internal::unique_cuda(contiguous(x), sorted, return_inverse, return_counts);

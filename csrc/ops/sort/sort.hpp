@@ -26,6 +26,11 @@
 
 namespace ember::ops {
 
+// Sorting, selection and search order values: complex ones raise, as torch
+// ("Sort does not support complex dtypes on CPU", or NotImplementedError
+// "\"op\" not implemented for 'ComplexFloat'" when `op` names it).
+void check_orderable(const Tensor& x, const char* op = nullptr);
+
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending);
 
 // torch.unique / unique_consecutive of a CUDA tensor's elements (flattened):

@@ -9,6 +9,9 @@
 namespace ember::ops {
 
 std::pair<Tensor, Tensor> topk_candidates(const Tensor& x, int64_t k, bool largest) {
+  if (is_complex(x.dtype())) {
+    throw Error(detail::str("topk does not support complex dtypes on ", x.is_cuda() ? "CUDA" : "CPU"));
+  }
   EMBER_CHECK(k >= 1 && k <= x.numel() && x.numel() <= std::numeric_limits<int>::max(),
               "topk_candidates: 1 <= k <= numel <= 2^31 - 1, got k = ", k, " of ", x.numel());
   Tensor values = Tensor::empty({k}, x.dtype(), x.device());

@@ -83,6 +83,11 @@ class cummin:
     __slots__: tuple[Any, ...]
 
 
+class geqrf:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
 class histogram:
     def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
     __slots__: tuple[Any, ...]
@@ -158,6 +163,11 @@ class linalg_svd:
     __slots__: tuple[Any, ...]
 
 
+class lu_unpack:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
 class median:
     def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
     __slots__: tuple[Any, ...]
@@ -174,6 +184,11 @@ class nanmedian:
 
 
 class sort:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
+class svd:
     def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
     __slots__: tuple[Any, ...]
 

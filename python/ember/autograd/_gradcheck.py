@@ -3,8 +3,14 @@ differences (torch.autograd.gradcheck's method, the slow mode).
 
 For every input that requires grad and every element of it, the numerical
 Jacobian column is (f(x + eps) - f(x - eps)) / (2 eps); the analytical rows come
-from one ember.autograd.grad call per output element. Use float64 inputs:
-float32 differences are too coarse for the default tolerances.
+from one ember.autograd.grad call per output element. Use float64 (complex128)
+inputs: float32 differences are too coarse for the default tolerances.
+
+Complex tensors count as pairs of reals: a complex input has a column for its
+real part and one for its imaginary part, a complex output a row for each. The
+analytical rows follow torch's convention (the gradient of z = a + ib for a real
+loss L is dL/da + i dL/db): grad_output 1 gives the row of the output's real
+part, grad_output 1j that of its imaginary part.
 """
 import ember
 
@@ -24,12 +30,22 @@ def _as_tuple(x):
 
 
 def _differentiable_outputs(outputs):
-    return [o for o in outputs if ember.is_tensor(o) and o.dtype.is_floating_point]
+    return [o for o in outputs
+            if ember.is_tensor(o) and (o.dtype.is_floating_point or o.dtype.is_complex)]
 
 
 def _to_numpy(t):
+    """The values as float64, complex ones as interleaved (real, imaginary) pairs."""
     import numpy as np
-    return np.array(t.detach().to("cpu", ember.float64).numpy(), copy=True).reshape(-1)
+    t = t.detach().to("cpu")
+    if t.dtype.is_complex:
+        t = ember.view_as_real(t.to(ember.complex128))
+    return np.array(t.to(ember.float64).numpy(), copy=True).reshape(-1)
+
+
+def _parts(t):
+    """Real numbers per element: 2 for complex tensors, 1 for real ones."""
+    return 2 if t.dtype.is_complex else 1
 
 
 def _numerical_jacobians(func, inputs, index, eps):
@@ -40,34 +56,39 @@ def _numerical_jacobians(func, inputs, index, eps):
 
     x = inputs[index]
     n = x.numel()
+    parts = _parts(x)
     columns = None
     for j in range(n):
         pos = tuple(int(i) for i in np.unravel_index(j, tuple(x.shape))) if x.dim() else ()
         with ember.no_grad():
             orig = x[pos].item()
-        values = []
-        for delta in (eps, -eps):
+        for part in range(parts):  # the real part, then the imaginary one
+            step = eps if part == 0 else eps * 1j
+            values = []
+            for delta in (step, -step):
+                with ember.no_grad():
+                    x[pos] = orig + delta
+                outs = _differentiable_outputs(_as_tuple(func(*inputs)))
+                values.append([_to_numpy(o) for o in outs])
             with ember.no_grad():
-                x[pos] = orig + delta
-            outs = _differentiable_outputs(_as_tuple(func(*inputs)))
-            values.append([_to_numpy(o) for o in outs])
-        with ember.no_grad():
-            x[pos] = orig
-        if columns is None:
-            columns = [np.zeros((o.size, n)) for o in values[0]]
-        for k, (plus, minus) in enumerate(zip(values[0], values[1])):
-            columns[k][:, j] = (plus - minus) / (2 * eps)
+                x[pos] = orig
+            if columns is None:
+                columns = [np.zeros((o.size, n * parts)) for o in values[0]]
+            for k, (plus, minus) in enumerate(zip(values[0], values[1])):
+                columns[k][:, j * parts + part] = (plus - minus) / (2 * eps)
     return columns or []
 
 
 def _analytical_jacobians(outputs, inputs, wrt):
     import numpy as np
 
-    jac = [[np.zeros((o.numel(), inputs[i].numel())) for i in wrt] for o in outputs]
+    jac = [[np.zeros((o.numel() * _parts(o), inputs[i].numel() * _parts(inputs[i])))
+            for i in wrt] for o in outputs]
     for k, out in enumerate(outputs):
-        for r in range(out.numel()):
+        parts = _parts(out)
+        for r in range(out.numel() * parts):
             onehot = ember.zeros(out.numel(), dtype=out.dtype, device=out.device)
-            onehot[r] = 1
+            onehot[r // parts] = 1 if r % parts == 0 else 1j
             grads = ember.autograd.grad(out, [inputs[i] for i in wrt],
                                         grad_outputs=onehot.view(out.shape), retain_graph=True,
                                         allow_unused=True)

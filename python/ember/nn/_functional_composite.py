@@ -41,12 +41,20 @@ def _zero(x):
 
 # ---- activations -----------------------------------------------------------------------------
 
+def _opmath(x):
+    """float16/bfloat16 computed in float32 and rounded once at the end (torch's elu
+    kernels): every intermediate rounded to bfloat16 puts selu 2 ulps off."""
+    return x.float() if x.dtype in (_C.float16, _C.bfloat16) else x
+
+
 def celu(input, alpha=1.0, inplace=False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    neg = _C.expm1(_C.clamp_max(input, 0) / alpha) * alpha
-    return _inplace(input, _C.where(input > 0, input, neg.to(input.dtype)), inplace)
+    x = _opmath(input)
+    neg = _C.expm1(_C.clamp_max(x, 0) / alpha) * alpha
+    r = _C.where(x > 0, x, neg.to(x.dtype))
+    return _inplace(input, r.to(input.dtype) if x is not input else r, inplace)
 
 
 def celu_(input, alpha=1.0):
@@ -59,9 +67,10 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(input, inplace=False):
     """scale * (max(0, x) + min(0, alpha * (exp(x) - 1)))."""
-    neg = _C.expm1(_C.clamp_max(input, 0)) * _SELU_ALPHA
-    r = _C.where(input > 0, input, neg.to(input.dtype)) * _SELU_SCALE
-    return _inplace(input, r, inplace)
+    x = _opmath(input)
+    neg = _C.expm1(_C.clamp_max(x, 0)) * _SELU_ALPHA
+    r = _C.where(x > 0, x, neg.to(x.dtype)) * _SELU_SCALE
+    return _inplace(input, r.to(input.dtype) if x is not input else r, inplace)
 
 
 def selu_(input):

@@ -10,6 +10,7 @@
 // 31 bits.
 #pragma once
 
+#include <ember/device/complex.cuh>
 #include <ember/device/half.cuh>
 
 namespace ember {
@@ -28,11 +29,25 @@ template <typename A> struct same<A, A> { static constexpr bool value = true; };
 
 // One element from S to D, as torch converts: anything -> bool is != 0;
 // float16/bfloat16 go through float; floating -> integers narrower than 64
-// bits go through long long (so -1.0 -> uint8 is 255).
+// bits go through long long (so -1.0 -> uint8 is 255); complex -> real keeps
+// the real part, real -> complex has imaginary part 0, complex -> bool is
+// true when either part is nonzero.
 template <typename D, typename S>
 __device__ __forceinline__ D convert(S s) {
   if constexpr (same<D, S>::value) {
     return s;
+  } else if constexpr (is_complex_t<S>::value) {
+    if constexpr (is_complex_t<D>::value) {
+      typedef typename complex_part<D>::type P;
+      return D(convert<P>(s.re), convert<P>(s.im));
+    } else if constexpr (same<D, bool>::value) {
+      return convert<bool>(s.re) || convert<bool>(s.im);
+    } else {
+      return convert<D>(s.re);
+    }
+  } else if constexpr (is_complex_t<D>::value) {
+    typedef typename complex_part<D>::type P;
+    return D(convert<P>(s), convert<P>(0));
   } else if constexpr (is_reduced<S>::value) {
     return convert<D, float>(float(s));
   } else if constexpr (same<D, bool>::value) {
