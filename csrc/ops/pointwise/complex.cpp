@@ -107,11 +107,14 @@ Tensor angle(const Tensor& x, const Tensor& out) {
   if (!is_complex(x.dtype())) {
     // pi where x < 0, else 0, NaN kept (torch's formula for real inputs).
     const ScalarType t = to_floating(x.dtype());
+    // (x < 0) * pi in x's floating dtype: pi rounded once, to that dtype.
     const Tensor xf = to(x, x.device(), t);
-    const Tensor r = where(compare(CompareOp::Lt, xf, 0), Operand(M_PI), Operand(0.0));
+    const Tensor r = binary(BinaryOp::Mul, to(compare(CompareOp::Lt, xf, 0), x.device(), t),
+                            Operand(M_PI));
     const Tensor nan_kept = where(unary(UnaryOp::IsNan, xf), xf, r);
-    if (!out.defined()) return to(nan_kept, x.device(), t);
+    if (!out.defined()) return nan_kept;
     check_can_cast(t, out.dtype());
+    if (out.sizes() != nan_kept.sizes()) resize_out(out, nan_kept.sizes());
     copy_(out, nan_kept);
     return out;
   }
