@@ -300,6 +300,7 @@ def test_grad_solve_inv_det():
     gc(LA.inv, A)
     gc(LA.det, A)
     gc(lambda a: LA.slogdet(a).logabsdet, A)
+    gc(ember.logdet, A)
     T = leaf(t(np.triu(crand(4, 4)) + 4 * np.eye(4)))
     gc(lambda a, b: LA.solve_triangular(a, b, upper=True), T, B[0].detach().requires_grad_())
 

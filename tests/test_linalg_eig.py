@@ -123,10 +123,14 @@ def test_eig_errors():
         A[1, 2] = bad
         with pytest.raises(RuntimeError, match="should not contain infs or NaNs"):
             LA.eig(A)
-    # eigvals needs no vectors: non-finite input gives non-finite eigenvalues, as torch
-    A = rand(3, 3)
-    A[0, 0] = float("nan")
-    LA.eigvals(A)
+    # eigvals needs no vectors: a non-finite matrix gets NaN eigenvalues, as torch's
+    A = rand(3, 3, 3)
+    A[1, 0, 0] = float("nan")
+    A[2, 1, 2] = float("inf")
+    w = LA.eigvals(A)
+    assert np.isnan(w[1:].numpy()).all()
+    np.testing.assert_allclose(sorted_eigs(w[0].numpy()),
+                               sorted_eigs(np.linalg.eigvals(A[0].numpy())), atol=1e-10)
     with pytest.raises(TypeError):
         LA.eig([[1.0, 2.0], [3.0, 4.0]])
     # the process keeps working

@@ -487,6 +487,23 @@ class _Logabsdet(Function):
         return g.unsqueeze(-1).unsqueeze(-1) * inv(A).mH
 
 
+class _LogdetComplex(Function):
+    """log(det(A)) = log(sign) + log|det| for complex A; log det is holomorphic, so the
+    gradient is g * A^{-H} (torch's convention)."""
+
+    @staticmethod
+    def forward(ctx, A):
+        sign, la = _Logabsdet.forward(ctx, A)
+        return la.to(A.dtype) + _C.log(sign)
+
+    @staticmethod
+    def backward(ctx, g):
+        A, = ctx.saved_tensors
+        if A.shape[-1] == 0:
+            return _C.zeros_like(A)
+        return g.unsqueeze(-1).unsqueeze(-1) * inv(A).mH
+
+
 def slogdet(A, *, out=None):
     """torch.linalg.slogdet: (sign, log|det|), through the LU factorization."""
     fn = "linalg.slogdet"
@@ -499,10 +516,9 @@ def logdet(A):
     """torch.logdet: log(det(A)) (nan for a negative determinant, -inf for zero)."""
     _check_float(A, "logdet", "A")
     _check_matrix(A, "logdet", square=True)
-    sign, la = _Logabsdet.apply(A)
     if A.dtype.is_complex:
-        # log(det) = log(sign) + log|det| (sign on the unit circle: log(sign) = i angle)
-        return la.to(A.dtype) + _C.log(sign)
+        return _LogdetComplex.apply(A)
+    sign, la = _Logabsdet.apply(A)
     nan = _C.full((), float("nan"), dtype=A.dtype, device=A.device)
     return _C.where(sign < 0, nan, la)
 
@@ -864,9 +880,16 @@ class _EigFn(Function):
 def _eig_impl(A, vectors, fn):
     _check_float(A, fn, "A")
     _check_matrix(A, fn, square=True)
-    if vectors and A.numel() and not bool(_C.isfinite(A.detach()).all()):
-        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+    bad = None
+    if A.numel() and not bool(_C.isfinite(A.detach()).all()):
+        if vectors:
+            raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+        # eigvals: NaN eigenvalues for those matrices, as torch's (LAPACK would reject them)
+        bad = ~_C.isfinite(A.detach()).all(-1).all(-1)
+        A = _C.where(bad.unsqueeze(-1).unsqueeze(-1), _C.zeros_like(A), A)
     w, V, info = _EigFn.apply(A, vectors)
+    if bad is not None:
+        w = _C.where(bad.unsqueeze(-1), w * float("nan"), w)
     f = _first_failure(info)
     if f is not None:
         raise LinAlgError(f"{fn}: {_batch_str(info, f[0])}The algorithm failed to converge "
