@@ -393,3 +393,57 @@ def test_gpu_complex_against_torch(dtype, batch):
     tX = tA.detach().requires_grad_(True)
     torch.linalg.det(tX).abs().sum().backward()
     cmp(X.grad, tX.grad)
+
+
+# ---- edges: empty, non-contiguous, mixed dtypes ------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_empty_complex(dtype):
+    for shape in [(0, 0), (3, 0, 0), (0, 4, 4)]:
+        A = ember.zeros(shape, dtype=dtype)
+        assert tuple(LA.inv(A).shape) == shape and LA.inv(A).dtype == dtype
+        assert tuple(LA.solve(A, A).shape) == shape
+        d = LA.det(A)
+        assert d.dtype == dtype and tuple(d.shape) == shape[:-2]
+        if shape[-1] == 0:
+            np.testing.assert_array_equal(d.numpy(), np.ones(shape[:-2]))
+            np.testing.assert_array_equal(LA.slogdet(A).logabsdet.numpy(), np.zeros(shape[:-2]))
+        assert tuple(LA.cholesky(A).shape) == shape
+        w, V = LA.eigh(A)
+        assert w.dtype == REAL_OF[dtype] and tuple(V.shape) == shape
+        Q, R = LA.qr(A)
+        assert Q.dtype == dtype and tuple(R.shape) == shape
+        assert LA.svdvals(A).dtype == REAL_OF[dtype]
+
+
+def test_non_contiguous_complex():
+    base = crand(8, 12)
+    A = t(base)[:, ::3][:4]                      # strided, not contiguous
+    a = base[:, ::3][:4]
+    assert not A.is_contiguous()
+    close(LA.inv(A), np.linalg.inv(a), ember.complex128, 1e3)
+    close(LA.det(A.mT), np.linalg.det(a.T), ember.complex128, 1e3)
+    B = t(crand(4, 6))[:, ::2]
+    close(LA.solve(A, B), np.linalg.solve(a, B.numpy()), ember.complex128, 1e3)
+    close(LA.svdvals(A.mT), np.linalg.svd(a.T, compute_uv=False), ember.complex128, 10)
+    Ab = t(crand(4, 4)).expand(3, 4, 4)
+    close(LA.inv(Ab), np.linalg.inv(Ab.numpy()), ember.complex128, 1e3)
+
+
+def test_mixed_and_bad_dtypes_raise():
+    A = well(3, 3)
+    with pytest.raises(RuntimeError, match="Expected A and B to have the same dtype, but found "
+                       "A of type ComplexDouble and B of type Double"):
+        LA.solve(A, ember.ones(3, 2, dtype=ember.float64))
+    with pytest.raises(RuntimeError, match="Expected A and B to have the same dtype"):
+        LA.solve_triangular(A.to(ember.complex64), A, upper=True)
+    # the process keeps working
+    close(LA.inv(A) @ A, np.eye(3), ember.complex128, 100)
+
+
+def test_grad_matrix_exp_lstsq_cond():
+    X = leaf(t(crand(3, 3) * 0.5))
+    gc(LA.matrix_exp, X)
+    gc(lambda a: LA.matrix_norm(a, "nuc"), X)
+    gc(lambda a: LA.cond(a), X)
+    gc(lambda a, b: LA.lstsq(a, b).solution, leaf(t(crand(5, 3))), leaf(t(crand(5, 2))))
