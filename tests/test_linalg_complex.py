@@ -202,6 +202,27 @@ def test_geqrf_householder_ormqr(dtype):
     close(ember.ormqr(QR, tau, C.mT, left=False), np.swapaxes(c, -1, -2) @ q_full, dtype, 10)
 
 
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_ldl(dtype, hermitian):
+    a = crand(3, 5, 5)
+    a = a + (H(a) if hermitian else np.swapaxes(a, -1, -2))   # Hermitian or complex symmetric
+    A = t(a, dtype)
+    b = crand(3, 5, 2)
+    LD, piv = LA.ldl_factor(A, hermitian=hermitian)
+    assert LD.dtype == dtype and piv.dtype == ember.int32
+    np.testing.assert_array_equal(np.triu(LD.numpy(), 1), 0)
+    X = LA.ldl_solve(LD, piv, t(b, dtype), hermitian=hermitian)
+    close(X, np.linalg.solve(a, b), dtype, 1e3)
+    LDe, pive, info = LA.ldl_factor_ex(A, hermitian=hermitian)
+    assert not info.any()
+    np.testing.assert_array_equal(LDe.numpy(), LD.numpy())
+    if hermitian:
+        # the Hermitian factorization is not the symmetric one on a non-real matrix
+        LDs, _ = LA.ldl_factor(A, hermitian=False)
+        assert np.abs(LDs.numpy() - LD.numpy()).max() > 1e-3
+
+
 # ---- eigh, SVD and what they make ----------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", COMPLEX)

@@ -1248,7 +1248,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     _check_matrix(A, fn, square=True)
     dev = A.device
     X = _fclone(_detached(A).cpu())
-    piv, info = _L.ldl_factor_(X, False)
+    piv, info = _L.ldl_factor_(X, False, bool(hermitian))
     if check_errors:
         _raise_singular(fn, info, lambda v: f"The factorization could not be completed "
                         f"(error code: {v}).")
@@ -1274,7 +1274,8 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     n = LD.shape[-1]
     X = _fclone(_detached(B).cpu(), batch)
     LDb = _fclone(_detached(LD).cpu(), batch)
-    _L.ldl_solve_(LDb, pivots.cpu().expand(batch + (n,)).contiguous(), X, False)
+    _L.ldl_solve_(LDb, pivots.cpu().expand(batch + (n,)).contiguous(), X, False,
+                  bool(hermitian))
     return _copy_out(X.to(dev), out)
 
 

@@ -19,18 +19,18 @@ namespace {
 
 enum Routine {
   GEMM, TRSM, GETRF, GETRS, POTRF, POTRS, GEQRF, ORGQR, ORMQR, SYEVD, GESDD, GELS, GELSY,
-  GELSD, GELSS, SYTRF, SYTRS, GEEV, kRoutines
+  GELSD, GELSS, SYTRF, SYTRS, GEEV, HETRF, HETRS, kRoutines
 };
 // Names without the type letter (s/d prepended); the complex (c/z) names
 // differ where LAPACK's do: Hermitian heevd, unitary ungqr/unmqr.
 const char* const kNames[kRoutines] = {"gemm",  "trsm",  "getrf", "getrs", "potrf",
                                        "potrs", "geqrf", "orgqr", "ormqr", "syevd",
                                        "gesdd", "gels",  "gelsy", "gelsd", "gelss",
-                                       "sytrf", "sytrs", "geev"};
+                                       "sytrf", "sytrs", "geev",  "sytrf", "sytrs"};
 const char* const kComplexNames[kRoutines] = {"gemm",  "trsm",  "getrf", "getrs", "potrf",
                                               "potrs", "geqrf", "ungqr", "unmqr", "heevd",
                                               "gesdd", "gels",  "gelsy", "gelsd", "gelss",
-                                              "sytrf", "sytrs", "geev"};
+                                              "sytrf", "sytrs", "geev",  "hetrf", "hetrs"};
 
 struct Scheme {
   const char* prefix;
@@ -512,7 +512,7 @@ int64_t gelss(int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64
 }
 
 template <typename T>
-int64_t sytrf(char uplo, int64_t n, T* a, int64_t lda, int32_t* ipiv) {
+int64_t sytrf(char uplo, int64_t n, T* a, int64_t lda, int32_t* ipiv, bool hermitian) {
   return with_int([&](auto z) -> int64_t {
     using I = decltype(z);
     using Fn = void (*)(const char*, const I*, T*, const I*, I*, T*, const I*, I*, flen);
@@ -521,7 +521,7 @@ int64_t sytrf(char uplo, int64_t n, T* a, int64_t lda, int32_t* ipiv) {
     T q = 0;
     Pivots<I> p;
     I* piv = p.get(ipiv, n);
-    auto f = sym<Fn, T>(SYTRF);
+    auto f = sym<Fn, T>(hermitian ? HETRF : SYTRF);
     f(&uplo, &N, a, &LDA, piv, &q, &lwork, &info, 1);
     if (info) return info;
     lwork = static_cast<I>(lwork_of(q));
@@ -534,7 +534,7 @@ int64_t sytrf(char uplo, int64_t n, T* a, int64_t lda, int32_t* ipiv) {
 
 template <typename T>
 int64_t sytrs(char uplo, int64_t n, int64_t nrhs, const T* a, int64_t lda, const int32_t* ipiv,
-              T* b, int64_t ldb) {
+              T* b, int64_t ldb, bool hermitian) {
   return with_int([&](auto z) -> int64_t {
     using I = decltype(z);
     using Fn = void (*)(const char*, const I*, const I*, const T*, const I*, const I*, T*,
@@ -542,7 +542,7 @@ int64_t sytrs(char uplo, int64_t n, int64_t nrhs, const T* a, int64_t lda, const
     const I N = n, NRHS = nrhs, LDA = lda, LDB = ldb;
     I info = 0;
     Pivots<I> p;
-    sym<Fn, T>(SYTRS)(&uplo, &N, &NRHS, a, &LDA, p.in(ipiv, n), b, &LDB, &info, 1);
+    sym<Fn, T>(hermitian ? HETRS : SYTRS)(&uplo, &N, &NRHS, a, &LDA, p.in(ipiv, n), b, &LDB, &info, 1);
     return info;
   });
 }
@@ -615,9 +615,9 @@ int64_t geev(char jobvr, int64_t n, C* a, int64_t lda, C* w, C* vr, int64_t ldvr
                             int64_t*);                                                         \
   template int64_t gelss<T>(int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t, T*, T,        \
                             int64_t*);                                                         \
-  template int64_t sytrf<T>(char, int64_t, T*, int64_t, int32_t*);                             \
+  template int64_t sytrf<T>(char, int64_t, T*, int64_t, int32_t*, bool);                       \
   template int64_t sytrs<T>(char, int64_t, int64_t, const T*, int64_t, const int32_t*, T*,     \
-                            int64_t);                                                          \
+                            int64_t, bool);                                                    \
   template int64_t geev<T>(char, int64_t, T*, int64_t, T*, T*, T*, int64_t);
 
 // The routines every type has (complex: the c/z routines of the same shapes).
@@ -638,7 +638,10 @@ int64_t geev(char jobvr, int64_t n, C* a, int64_t lda, C* w, C* vr, int64_t ldvr
   template int64_t syevd<T>(char, char, int64_t, T*, int64_t, Real<T>*);                       \
   template int64_t gesdd<T>(char, int64_t, int64_t, T*, int64_t, Real<T>*, T*, int64_t, T*,    \
                             int64_t);                                                          \
-  template int64_t gels<T>(char, int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t);
+  template int64_t gels<T>(char, int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t);        \
+  template int64_t sytrf<T>(char, int64_t, T*, int64_t, int32_t*, bool);                       \
+  template int64_t sytrs<T>(char, int64_t, int64_t, const T*, int64_t, const int32_t*, T*,     \
+                            int64_t, bool);
 
 EMBER_LAPACK_INSTANTIATE(float)
 EMBER_LAPACK_INSTANTIATE(double)

@@ -92,7 +92,7 @@ int64_t gesdd(char jobz, int64_t m, int64_t n, T* a, int64_t lda, Real<T>* s, T*
               T* vt, int64_t ldvt);
 // Least squares (a destroyed, b [ldb x nrhs] holds X in its first n rows).
 // gels: QR/LQ, full rank (also complex). gelsy: pivoted QR, rank. gelsd/gelss:
-// SVD, rank and s (gelsy/gelsd/gelss, sytrf/sytrs: float and double only).
+// SVD, rank and s (gelsy/gelsd/gelss: float and double only).
 template <typename T>
 int64_t gels(char trans, int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64_t ldb);
 template <typename T>
@@ -105,11 +105,12 @@ template <typename T>
 int64_t gelss(int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64_t ldb, T* s,
               T rcond, int64_t* rank);
 // Bunch-Kaufman LDL^T (uplo 'L' or 'U'); pivots as LAPACK's (negative: 2x2 blocks).
+// Complex: symmetric (csytrf, L D L^T), or Hermitian (chetrf, L D L^H) when `hermitian`.
 template <typename T>
-int64_t sytrf(char uplo, int64_t n, T* a, int64_t lda, int32_t* ipiv);
+int64_t sytrf(char uplo, int64_t n, T* a, int64_t lda, int32_t* ipiv, bool hermitian = false);
 template <typename T>
 int64_t sytrs(char uplo, int64_t n, int64_t nrhs, const T* a, int64_t lda, const int32_t* ipiv,
-              T* b, int64_t ldb);
+              T* b, int64_t ldb, bool hermitian = false);
 // Real nonsymmetric eigenproblem: eigenvalues wr + i wi, right vectors in vr
 // (LAPACK's packed real form for conjugate pairs) when jobvr == 'V'.
 template <typename T>

@@ -61,8 +61,10 @@ std::tuple<Tensor, Tensor, Tensor> geev_(const Tensor& A, bool vectors);
 std::tuple<Tensor, Tensor, Tensor> lstsq_(const Tensor& A, const Tensor& B,
                                           const std::string& driver, double rcond);
 // Bunch-Kaufman LDL^T (CPU): A overwritten. -> (pivots (..., n), info).
-std::tuple<Tensor, Tensor> ldl_factor_(const Tensor& A, bool upper);
-void ldl_solve_(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool upper);
+// Complex: symmetric (L D L^T), or Hermitian (L D L^H) when `hermitian`.
+std::tuple<Tensor, Tensor> ldl_factor_(const Tensor& A, bool upper, bool hermitian);
+void ldl_solve_(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool upper,
+                bool hermitian);
 
 // What the CPU routines run on (the library's file), for ember's config.
 std::string lapack_library();

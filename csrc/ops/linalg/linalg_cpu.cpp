@@ -418,39 +418,39 @@ std::tuple<Tensor, Tensor, Tensor> lstsq_(const Tensor& A, const Tensor& B,
   return {rank, sv, info};
 }
 
-std::tuple<Tensor, Tensor> ldl_factor_(const Tensor& A, bool upper) {
+std::tuple<Tensor, Tensor> ldl_factor_(const Tensor& A, bool upper, bool hermitian) {
   check_fortran(A, "ldl_factor", "A");
   EMBER_CHECK(A.is_cpu(), "ldl_factor: internal error: sytrf runs on the CPU");
-  EMBER_CHECK(!is_complex(A.dtype()), "ldl_factor: complex matrices are not supported yet");
   const int64_t n = A.size(-1), nb = batch_count(A);
   Tensor piv = new_int(with(batch_shape(A), {n}), A.device());
   Tensor info = new_int(batch_shape(A), A.device());
   int32_t* in = ptr<int32_t>(info);
-  common::real_dispatch(A.dtype(), [&](auto z) {
+  lapack_dispatch(A.dtype(), [&](auto z) {
     using T = decltype(z);
     for (int64_t b = 0; b < nb; ++b) {
       in[b] = n == 0 ? 0
                      : static_cast<int32_t>(lapack::sytrf<T>(upper ? 'U' : 'L', n,
                                                              ptr<T>(A) + b * n * n, ld(n),
-                                                             ptr<int32_t>(piv) + b * n));
+                                                             ptr<int32_t>(piv) + b * n, hermitian));
     }
   });
   return {piv, info};
 }
 
-void ldl_solve_(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool upper) {
+void ldl_solve_(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool upper,
+                bool hermitian) {
   check_fortran(LD, "ldl_solve", "LD");
   check_fortran(B, "ldl_solve", "B");
   check_like(LD, B, "ldl_solve");
   EMBER_CHECK(LD.is_cpu(), "ldl_solve: internal error: sytrs runs on the CPU");
-  EMBER_CHECK(!is_complex(LD.dtype()), "ldl_solve: complex matrices are not supported yet");
   const int64_t n = LD.size(-1), nrhs = B.size(-1), nb = batch_count(LD);
   if (n == 0 || nrhs == 0) return;
-  common::real_dispatch(LD.dtype(), [&](auto z) {
+  lapack_dispatch(LD.dtype(), [&](auto z) {
     using T = decltype(z);
     for (int64_t b = 0; b < nb; ++b) {
       lapack::sytrs<T>(upper ? 'U' : 'L', n, nrhs, ptr<T>(LD) + b * n * n, ld(n),
-                       ptr<int32_t>(pivots) + b * n, ptr<T>(B) + b * n * nrhs, ld(n));
+                       ptr<int32_t>(pivots) + b * n, ptr<T>(B) + b * n * nrhs, ld(n),
+                       hermitian);
     }
   });
 }
