@@ -2674,6 +2674,35 @@ def _cuda_scan_overflow(case, to, eo):
     return False
 
 
+_ATOMIC_ADDS = ("index_add", "index_add_", "scatter_add", "scatter_add_", "index_put",
+                "index_put_", "put", "put_", "index_reduce", "scatter_reduce")
+# the smallest normal value of each floating dtype
+TINY = {"float16": 2.0 ** -14, "bfloat16": 2.0 ** -126, "float32": 2.0 ** -126,
+        "float64": 2.0 ** -1022}
+
+
+def _cuda_atomic_ftz(case, to, eo):
+    """torch's CUDA adds through atomics (index_add, scatter_add, put/index_put with
+    accumulate): the GPU's floating atomic add flushes a subnormal result to zero. Where
+    every differing element is subnormal in ember's result and zero in torch's."""
+    if case.device != "cuda" or case.op.split("[")[0] not in _ATOMIC_ADDS or \
+            to.exc is not None or eo.exc is not None or not hasattr(to.result, "dtype"):
+        return False
+    dt = _dt_name(to.result.dtype)
+    if dt not in TINY:
+        return False
+    a, b = _as_float_list(to.result), _as_float_list(eo.result)
+    if a is None or b is None or a.shape != b.shape:
+        return False
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    with np.errstate(invalid="ignore"):
+        differ = ~((a == b) | (np.isnan(a) & np.isnan(b)))
+    if not differ.any():
+        return False
+    d_a, d_b = a[differ], b[differ]
+    return bool(((d_a == 0) & (np.abs(d_b) < TINY[dt]) & (d_b != 0)).all())
+
+
 def _dt_name(dt):
     return str(dt).split(".")[-1]
 
@@ -2912,6 +2941,11 @@ DEVIATIONS = {
         "sort-based ops on CUDA with negative-sign NaNs in torch's input (its float -> "
         "bfloat16 conversion makes NaN 0xFFFF): torch's radix sort puts them first "
         "(pytorch#190781); NaN sorts last in ember, as in torch's CPU"),
+    "cuda-atomic-ftz": (
+        _cuda_atomic_ftz,
+        "adds through atomics on CUDA (index_add, scatter_add, put/index_put with "
+        "accumulate): torch's floating atomic add flushes a subnormal result to zero; "
+        "ember's kernels (shared-memory sums, plain adds) keep it"),
     "cuda-scan-overflow": (
         _cuda_scan_overflow,
         "cumsum in float16/bfloat16 on CUDA whose partial sums reach the dtype's largest "
