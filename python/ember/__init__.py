@@ -55,7 +55,7 @@ if not TYPE_CHECKING:
         if name == "amp":  # ember.amp (GradScaler...), imported on first use
             import importlib
             return importlib.import_module("ember.amp")
-        if name in ("utils", "testing", "accelerator", "special"):  # imported on first use
+        if name in ("utils", "testing", "accelerator", "special", "fft"):  # imported on first use
             import importlib
             return importlib.import_module("ember." + name)
         raise AttributeError(f"module 'ember' has no attribute {name!r}")
