@@ -264,9 +264,17 @@ def _write_out(fn, result, out):
     if _C.is_grad_enabled() and result.requires_grad:
         raise RuntimeError(f"fft_{fn}(): functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires grad.")
-    if tuple(out.shape) != tuple(result.shape):
-        out.resize_(result.shape)
-    out.copy_(result)
+    r = result.detach()
+    if tuple(out.shape) != tuple(r.shape):
+        if out.numel() != 0:
+            raise RuntimeError(f"fft_{fn}(): out has shape {list(out.shape)} but the result has "
+                               f"shape {list(r.shape)}; pass an empty out to have it resized")
+        if r.dtype != out.dtype:
+            r = r.to(out.dtype)
+        # an empty out= takes the result's shape: the C++ out= path resizes empty outputs
+        _C.where(_C.ones((), dtype=_C.bool, device=r.device), r, r, out=out)
+        return out
+    out.copy_(r)
     return out
 
 
@@ -598,6 +606,10 @@ def _freq_dtype(fn, dtype):
     return dt
 
 
+def _inv(v):
+    return 1.0 / v if v != 0 else math.inf
+
+
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
             requires_grad=False):
     """fftfreq(n, d=1.0, *, out=None, dtype=None, layout=torch.strided, device=None,
@@ -611,7 +623,7 @@ def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, pin_mem
     r = _C.arange(n, dtype=dt, device=device)
     if n > 0:
         r[(n + 1) // 2:] = _C.arange(-(n // 2), 0, dtype=dt, device=device)
-    r = r * (1.0 / (n * d)) if n > 0 else r
+    r = r * _inv(n * d)
     if out is not None:
         return _write_out("fftfreq", r, out)
     if requires_grad:
@@ -629,7 +641,7 @@ def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, pin_me
         dtype = out.dtype
     dt = _freq_dtype("rfftfreq", dtype)
     r = _C.arange(n // 2 + 1, dtype=dt, device=device)
-    r = r * (1.0 / (n * d)) if n > 0 else r
+    r = r * _inv(n * d)  # n = 0: torch's [nan] (0 * inf)
     if out is not None:
         return _write_out("rfftfreq", r, out)
     if requires_grad:
@@ -641,8 +653,8 @@ def _shift_dims(input, dim):
     if dim is None:
         return list(range(input.dim()))
     if isinstance(dim, int) and not isinstance(dim, bool):
-        return [dim]
-    return list(dim)
+        dim = [dim]
+    return [_wrap(d, input.dim()) for d in dim]
 
 
 def fftshift(input, dim=None):
