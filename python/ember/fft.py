@@ -568,12 +568,12 @@ def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 
 
 def _ihfftn(fn, input, s, dim, norm):
-    if input.dtype.is_complex:
-        raise RuntimeError(f"Only supports floating-point dtypes, but found: "
-                           f"{_name(input.dtype)}")
     shape, dims = _shape_and_dims(input, s, dim)
     if not shape:
         raise RuntimeError("ihfftn must transform at least one axis")
+    if input.dtype.is_complex:
+        raise RuntimeError(f"Only supports floating-point dtypes, but found: "
+                           f"{_name(input.dtype)}")
     x = _resize(_promote(input, False), dims, shape)
     t = _r2c(x, dims[-1:], _scale(norm, shape[-1], False), True)
     if len(dims) == 1:
