@@ -254,3 +254,19 @@ def test_library_loaded_lazily():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_stft_istft(dtype, torch):
+    e, t = pair(torch, (3, 1000), dtype)
+    ew, tw = pair(torch, (64,), dtype)
+    ew, tw = ew.abs() + 0.5, tw.abs() + 0.5
+    for kw in [dict(n_fft=128), dict(n_fft=128, hop_length=16, win_length=64),
+               dict(n_fft=100, hop_length=25, center=False, normalized=True)]:
+        we = ew if kw.get("win_length") == 64 else None
+        wt = tw if kw.get("win_length") == 64 else None
+        se = ember.stft(e, window=we, return_complex=True, **kw)
+        st = torch.stft(t, window=wt, return_complex=True, **kw)
+        same(se, st, torch)
+        same(ember.istft(se, window=we, length=1000, **kw),
+             torch.istft(st, window=wt, length=1000, **kw), torch)

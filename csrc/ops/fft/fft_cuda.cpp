@@ -143,8 +143,17 @@ Tensor exec(const Tensor& input, const std::vector<int64_t>& dims, FftKind kind,
                            input.device());
     }
     std::lock_guard<std::mutex> lock(plan->mu);
-    EMBER_CUFFT_CHECK(api.SetStream(plan->handle, stream));
-    if (work.defined()) EMBER_CUFFT_CHECK(api.SetWorkArea(plan->handle, work.data_ptr()));
+    if (!plan->bound || plan->bound_stream != static_cast<void*>(stream)) {
+      plan->bound = false;
+      EMBER_CUFFT_CHECK(api.SetStream(plan->handle, stream));
+      plan->bound_stream = static_cast<void*>(stream);
+      plan->bound = true;
+    }
+    if (work.defined() && plan->bound_work != work.data_ptr()) {
+      plan->bound_work = nullptr;
+      EMBER_CUFFT_CHECK(api.SetWorkArea(plan->handle, work.data_ptr()));
+      plan->bound_work = work.data_ptr();
+    }
     EMBER_CUFFT_CHECK(api.XtExec(plan->handle, x.data_ptr(), out.data_ptr(),
                                  forward ? CUFFT_FORWARD : CUFFT_INVERSE));
   }

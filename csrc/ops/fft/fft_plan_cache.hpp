@@ -54,6 +54,11 @@ struct Plan {
   size_t work_size = 0;
   int device = 0;
   std::mutex mu;  // held while the plan is bound to a stream/workspace and executed
+  // What the plan was last bound to (under mu): cufftSetStream/SetWorkArea run only
+  // when these change.
+  void* bound_stream = nullptr;
+  void* bound_work = nullptr;
+  bool bound = false;
   Plan() = default;
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
