@@ -62,7 +62,7 @@ void bind_fft(py::module_& m) {
     (void)device;
     no_cuda();
 #endif
-  });
+  }, py::arg("device"), "torch._cufft_get_plan_cache_size: the number of plans cached for device.");
   s.def("plan_cache_max_size", [](int device) -> int64_t {
 #if EMBER_WITH_CUDA
     return F::plan_cache_max_size(device);
@@ -70,7 +70,7 @@ void bind_fft(py::module_& m) {
     (void)device;
     no_cuda();
 #endif
-  });
+  }, py::arg("device"), "torch._cufft_get_plan_cache_max_size: the device's cache capacity.");
   s.def("set_plan_cache_max_size", [](int device, int64_t max_size) {
 #if EMBER_WITH_CUDA
     F::set_plan_cache_max_size(device, max_size);
@@ -79,7 +79,8 @@ void bind_fft(py::module_& m) {
     (void)max_size;
     no_cuda();
 #endif
-  });
+  }, py::arg("device"), py::arg("max_size"),
+        "torch._cufft_set_plan_cache_max_size: evicts the least recently used plans beyond it.");
   s.def("clear_plan_cache", [](int device) {
 #if EMBER_WITH_CUDA
     F::clear_plan_cache(device);
@@ -87,7 +88,7 @@ void bind_fft(py::module_& m) {
     (void)device;
     no_cuda();
 #endif
-  });
+  }, py::arg("device"), "torch._cufft_clear_plan_cache: destroys the device's cached plans.");
   s.def("cufft_loaded", []() {
 #if EMBER_WITH_CUDA
     return F::cufft_api_loaded();
