@@ -708,6 +708,12 @@ def _close(a, b):
         return isinstance(b, (list, tuple)) and len(a) == len(b) and all(map(_close, a, b))
     if isinstance(a, bool) or isinstance(b, bool):
         return a == b
+    if isinstance(a, complex) or isinstance(b, complex):  # complex results: both parts close
+        try:
+            ca, cb = complex(a), complex(b)
+        except (TypeError, ValueError):
+            return a == b
+        return _close(ca.real, cb.real) and _close(ca.imag, cb.imag)
     try:
         fa, fb = float(a), float(b)
     except (TypeError, ValueError):

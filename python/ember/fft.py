@@ -33,6 +33,7 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rf
            "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 _Tensor = _C.Tensor
+Tensor = _C.Tensor  # torch.fft.Tensor
 _F = _C._fft
 
 # torch's ScalarType names, as its messages print them.
