@@ -70,10 +70,19 @@ def _cpu_array(x, fn):
     return x.detach().numpy()
 
 
-def _from_numpy(r, scale):
+def _from_numpy(r, scale, single, complex_):
+    # NumPy >= 2 computes float32 in float32; NumPy 1.x returns double: cast back.
+    want = ("complex64" if complex_ else "float32") if single else \
+        ("complex128" if complex_ else "float64")
+    if r.dtype != want:
+        r = r.astype(want)
     if scale != 1.0:
         r *= scale  # r is NumPy's fresh result: scaled in place, in its own dtype
     return _C.from_numpy(r)
+
+
+def _single(x):
+    return x.dtype in (_C.float32, _C.complex64)
 
 
 def _raw_c2c(x, dims, scale, forward):
@@ -82,7 +91,7 @@ def _raw_c2c(x, dims, scale, forward):
     a = _cpu_array(x, "fft_c2c")
     f = _numpy_fft()
     r = f.fftn(a, axes=dims) if forward else f.ifftn(a, axes=dims, norm="forward")
-    return _from_numpy(r, scale)
+    return _from_numpy(r, scale, _single(x), True)
 
 
 def _raw_r2c(x, dims, scale, onesided):
@@ -91,7 +100,7 @@ def _raw_r2c(x, dims, scale, onesided):
     a = _cpu_array(x, "fft_r2c")
     f = _numpy_fft()
     r = f.rfftn(a, axes=dims) if onesided else f.fftn(a, axes=dims)
-    return _from_numpy(r, scale)
+    return _from_numpy(r, scale, _single(x), True)
 
 
 def _raw_c2r(x, dims, scale, last_dim_size):
@@ -101,7 +110,7 @@ def _raw_c2r(x, dims, scale, last_dim_size):
     s = [a.shape[d] for d in dims]
     s[-1] = last_dim_size
     r = _numpy_fft().irfftn(a, s=s, axes=dims, norm="forward")
-    return _from_numpy(r, scale)
+    return _from_numpy(r, scale, _single(x), False)
 
 
 def _needs_grad(x):

@@ -252,9 +252,14 @@ Tensor fft_c2r_cuda(const Tensor& input, const std::vector<int64_t>& dims, doubl
   std::vector<int64_t> out_sizes = sizes_of(input, dims);
   out_sizes.back() = last_dim_size;
   check_half(precision_of(input.dtype()), input, dims, out_sizes);
+  // The one-sided input holds last_dim_size / 2 + 1 frequencies (more are ignored).
+  const int64_t half = last_dim_size / 2 + 1;
+  const int64_t have = input.size(dims.back());
+  EMBER_CHECK(have >= half, "fft_c2r: the input has ", have, " frequencies along dim ",
+              dims.back(), ", fewer than last_dim_size / 2 + 1 = ", half);
+  Tensor x = have > half ? narrow(input, dims.back(), 0, half) : input;
   const size_t nd = dims.size();
   const size_t begin = nd > kMaxPlanRank ? nd - kMaxPlanRank : 0;
-  Tensor x = input;
   if (begin > 0) {
     std::vector<int64_t> rest(dims.begin(), dims.begin() + static_cast<int64_t>(begin));
     x = fft_c2c_cuda(x, rest, 1.0, false);
