@@ -70,11 +70,18 @@ def _cpu_array(x, fn):
     return x.detach().numpy()
 
 
+_np_want = {}
+
+
 def _from_numpy(r, scale, single, complex_):
     # NumPy >= 2 computes float32 in float32; NumPy 1.x returns double: cast back.
-    want = ("complex64" if complex_ else "float32") if single else \
-        ("complex128" if complex_ else "float64")
-    if r.dtype != want:
+    want = _np_want.get((single, complex_))
+    if want is None:
+        import numpy  # noqa: PLC0415
+        want = _np_want[(single, complex_)] = numpy.dtype(
+            ("complex64" if complex_ else "float32") if single else
+            ("complex128" if complex_ else "float64"))
+    if r.dtype is not want and r.dtype != want:
         r = r.astype(want)
     if scale != 1.0:
         r *= scale  # r is NumPy's fresh result: scaled in place, in its own dtype
@@ -90,7 +97,10 @@ def _raw_c2c(x, dims, scale, forward):
         return _F.c2c(x, dims, scale, forward)
     a = _cpu_array(x, "fft_c2c")
     f = _numpy_fft()
-    r = f.fftn(a, axes=dims) if forward else f.ifftn(a, axes=dims, norm="forward")
+    if len(dims) == 1:  # the 1-D entry points skip fftn's argument handling
+        r = f.fft(a, axis=dims[0]) if forward else f.ifft(a, axis=dims[0], norm="forward")
+    else:
+        r = f.fftn(a, axes=dims) if forward else f.ifftn(a, axes=dims, norm="forward")
     return _from_numpy(r, scale, _single(x), True)
 
 
@@ -99,7 +109,10 @@ def _raw_r2c(x, dims, scale, onesided):
         return _F.r2c(x, dims, scale, onesided)
     a = _cpu_array(x, "fft_r2c")
     f = _numpy_fft()
-    r = f.rfftn(a, axes=dims) if onesided else f.fftn(a, axes=dims)
+    if len(dims) == 1:
+        r = f.rfft(a, axis=dims[0]) if onesided else f.fft(a, axis=dims[0])
+    else:
+        r = f.rfftn(a, axes=dims) if onesided else f.fftn(a, axes=dims)
     return _from_numpy(r, scale, _single(x), True)
 
 
