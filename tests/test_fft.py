@@ -402,3 +402,14 @@ def test_backward_matches_adjoint():
     # torch's convention: x.grad = conj(dL/dx*)... for L = Re<y, g>, grad = fft^H(g)
     ref = np.fft.ifft(g, norm="ortho")
     np.testing.assert_allclose(x.grad.numpy(), ref, atol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda t: ember.fft.rfft(t, norm="ortho"),
+    lambda t: ember.fft.irfft(ember.fft.rfft(t) * ember.fft.rfft(t), n=6),
+    lambda t: ember.fft.fftn(t).abs(),
+    lambda t: ember.fft.ihfft2(t),
+], ids=["rfft", "irfft-of-square", "abs-fftn", "ihfft2"])
+def test_gradgradcheck(fn):
+    """The backward is made of the differentiable cores: second derivatives work."""
+    assert ember.autograd.gradgradcheck(fn, (g64((4, 6)),))
