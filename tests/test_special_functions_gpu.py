@@ -81,7 +81,8 @@ def test_polynomials_against_torch_cuda(torch, name, dtype):
                         [0.0, 1.0, -1.0, 0.5, math.inf, -math.inf]])
     n = rng.integers(-2, 14, x.shape)
     for nn in (n, n.astype(np.float64) + 0.25):
-        e = getattr(S, name)(ember.tensor(x).to(getattr(ember, dtype)).cuda(), ember.tensor(nn).cuda())
+        e = getattr(S, name)(ember.tensor(x).to(getattr(ember, dtype)).cuda(),
+                             ember.tensor(nn).cuda())
         t = getattr(torch.special, name)(torch.tensor(x).to(getattr(torch, dtype)).cuda(),
                                          torch.tensor(nn).cuda())
         assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
