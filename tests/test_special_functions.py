@@ -512,3 +512,73 @@ def test_every_jitted_kernel_compiles(tmp_path):
         r = T.compile(src, f"jiterator_ember_{name}.cu", ["-std=c++17", "-default-device"],
                       sm=90, cache_dir=str(tmp_path))
         assert r["origin"] == "compiled" and r["size"] > 0, (name, dtype, r["log"])
+
+
+# ---- the torch.special functions ember had: dtypes torch supports ---------------------------
+
+def test_complex_exp2_expm1_log1p():
+    """torch.special.exp2/expm1/log1p (= torch.exp2, ...) take complex tensors: against
+    NumPy's complex functions, small arguments included (no cancellation in expm1/log1p)."""
+    z = np.concatenate([rng.uniform(-3, 3, 100) + 1j * rng.uniform(-3, 3, 100),
+                        rng.uniform(-1e-7, 1e-7, 10) + 1j * rng.uniform(-1e-7, 1e-7, 10),
+                        [0j, 1 + 0j, -0.5 + 0.25j]])
+    for dt, npdt, rtol in ((ember.complex64, np.complex64, 2e-6),
+                           (ember.complex128, np.complex128, 1e-13)):
+        zq = z.astype(npdt).astype(np.complex128)
+        # NumPy's complex log1p is log(1 + z) (it cancels for tiny z): the series there
+        log1p = np.where(np.abs(zq) < 1e-6, zq - zq ** 2 / 2 + zq ** 3 / 3, np.log1p(zq))
+        for name, ref in (("exp2", np.exp2(zq)), ("expm1", np.expm1(zq)), ("log1p", log1p)):
+            for f in (getattr(S, name), getattr(ember, name)):
+                got = f(ember.tensor(z).to(dt))
+                assert got.dtype == dt
+                err = np.abs(got.numpy().astype(np.complex128) - ref)
+                bad = ~(err <= rtol * np.abs(ref) + 1e-300)
+                assert not bad.any(), (name, dt, zq[bad])
+
+
+def test_complex_exp2_expm1_log1p_against_torch(torch):
+    z = rng.uniform(-3, 3, 50) + 1j * rng.uniform(-3, 3, 50)
+    for name in ("exp2", "expm1", "log1p"):
+        e = ember.tensor(z, requires_grad=True)
+        t = torch.tensor(z, requires_grad=True)
+        ye, yt = getattr(S, name)(e), getattr(torch.special, name)(t)
+        np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-12)
+        ge = ember.autograd.grad(ye.abs().sum(), e)[0]
+        gt = torch.autograd.grad(yt.abs().sum(), t)[0]
+        np.testing.assert_allclose(ge.numpy(), gt.numpy(), rtol=1e-10)
+
+
+def test_sinc_xlogy_multigammaln_dtypes():
+    """sinc of complex values stays complex (sin(pi z) / (pi z), 1 at 0); xlogy of
+    complex operands and multigammaln of bool or complex tensors raise torch's errors."""
+    z = np.concatenate([rng.uniform(-2, 2, 20) + 1j * rng.uniform(-2, 2, 20), [0j]])
+    for dt in (ember.complex64, ember.complex128):
+        got = S.sinc(ember.tensor(z).to(dt))
+        assert got.dtype == dt
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ref = np.where(z == 0, 1, np.sin(np.pi * z) / (np.pi * z))
+        np.testing.assert_allclose(got.numpy(), ref, rtol=1e-5 if dt == ember.complex64 else 1e-12)
+    with pytest.raises(NotImplementedError,
+                       match="\"xlogy_cpu\" not implemented for 'ComplexFloat'"):
+        S.xlogy(ember.tensor([1 + 1j]), ember.tensor([2.0]))
+    with pytest.raises(NotImplementedError, match="'ComplexFloat'"):
+        S.xlogy(ember.tensor([1.0]), 2 + 1j)
+    with pytest.raises(RuntimeError, match="The input tensor may not be a boolean tensor."):
+        S.multigammaln(ember.tensor([True]), 1)
+    with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):
+        S.multigammaln(ember.tensor([3 + 0j]), 1)
+    r = S.xlogy(ember.tensor([2.0]), ember.tensor([3.0])).item()
+    assert r == pytest.approx(2 * math.log(3))
+
+
+@pytest.mark.skipif(not ember._C._compiled_with_cuda, reason="a CPU-only build has no NVRTC")
+def test_complex_exp2_expm1_log1p_kernels_compile(tmp_path):
+    """The GPU's complex exp2/expm1/log1p (include/ember/device/complex.cuh) compile."""
+    T = ember._C._jit_testing
+    for fn in ("exp2", "expm1", "log1p"):
+        code = f"template <typename T> T ember_{fn}(T x) {{ return ember::cmath::{fn}(x); }}"
+        for dt in ("complex64", "complex128"):
+            src = T.jiterator_source(code, f"ember_{fn}", 1, dt, [dt], [False], "")
+            r = T.compile(src, f"jiterator_ember_{fn}.cu", ["-std=c++17", "-default-device"],
+                          sm=90, cache_dir=str(tmp_path))
+            assert r["origin"] == "compiled", r["log"]

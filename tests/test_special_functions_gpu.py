@@ -221,3 +221,19 @@ def test_existing_special_functions_on_the_gpu(torch):
     e = ES.multigammaln(a + 2, 3)
     t = torch.special.multigammaln(ta + 2, 3)
     assert len(_agree(e.cpu().numpy(), t.cpu().numpy(), 1e-5)) == 0
+
+
+def test_complex_exp2_expm1_log1p_and_sinc_on_the_gpu(torch):
+    """The complex exp2/expm1/log1p kernels (compiled at first use from complex.cuh) and
+    complex sinc against torch's CUDA results, small arguments included."""
+    z = np.concatenate([rng.uniform(-3, 3, 200) + 1j * rng.uniform(-3, 3, 200),
+                        rng.uniform(-1e-7, 1e-7, 20) + 1j * rng.uniform(-1e-7, 1e-7, 20), [0j]])
+    for dt, rtol in (("complex64", 1e-5), ("complex128", 1e-12)):
+        for name in ("exp2", "expm1", "log1p", "sinc"):
+            e = getattr(S, name)(ember.tensor(z).to(getattr(ember, dt)).cuda())
+            t = getattr(torch.special, name)(torch.tensor(z).to(getattr(torch, dt)).cuda())
+            assert e.is_cuda and str(e.dtype).split(".")[-1] == dt
+            g, w = e.cpu().numpy(), t.cpu().numpy()
+            err = np.abs(g - w)
+            bad = ~(err <= rtol * np.abs(w) + 1e-30)
+            assert not bad.any(), (name, dt, z[bad], g[bad], w[bad])

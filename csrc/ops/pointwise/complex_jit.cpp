@@ -1,5 +1,5 @@
 // The complex kernels of the GPU that are not built ahead of time: pow,
-// eq/ne, where, the unary functions (sqrt, exp, log, sin, ..., sigmoid,
+// eq/ne, where, the unary functions (sqrt, exp, exp2, expm1, log, log1p, sin, ..., sigmoid,
 // square, reciprocal, the predicates), sgn and angle. Each is a one-line
 // function over include/ember/device/complex.cuh, compiled at first use by
 // the jiterator's machinery (ops/jit/jitted_op.hpp: NVRTC, then the memory
@@ -36,6 +36,9 @@ void unary_complex_jit(UnaryOp op, const ElementwiseIter& it) {
     CASE(Sqrt, "sqrt", "T", "ember::cmath::sqrt(x)")
     CASE(Rsqrt, "rsqrt", "T", "ember::cmath::rsqrt(x)")
     CASE(Exp, "exp", "T", "ember::cmath::exp(x)")
+    CASE(Exp2, "exp2", "T", "ember::cmath::exp2(x)")
+    CASE(Expm1, "expm1", "T", "ember::cmath::expm1(x)")
+    CASE(Log1p, "log1p", "T", "ember::cmath::log1p(x)")
     CASE(Log, "log", "T", "ember::cmath::log(x)")
     CASE(Log2, "log2", "T", "ember::cmath::log2(x)")
     CASE(Log10, "log10", "T", "ember::cmath::log10(x)")
