@@ -88,7 +88,7 @@ _MODULE_INPLACE = ("abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ 
                    "floor_ frac_ log10_ log1p_ log2_ log_ neg_ negative_ reciprocal_ relu_ "
                    "rsqrt_ sigmoid_ sin_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ i0_").split()
 _SPECIAL_BINARY = "igamma igammac nextafter gcd lcm".split()
-# torch.special's functions whose GPU kernels are jitted (math_special_jit.cpp):
+# torch.special's functions whose GPU kernels are jitted (bindings/math_special.cpp):
 # one-operand ones by their argument's name, and the polynomials of (x, n)
 _SPECIAL_JIT_INPUT = ("special_bessel_y0 special_bessel_y1 special_modified_bessel_i0 "
                       "special_modified_bessel_i1 special_modified_bessel_k0 "

@@ -10,7 +10,7 @@
 
 #if EMBER_WITH_CUDA
 #include "ops/jit/jitted_op.hpp"
-#include "ops/special_math_source.inc"
+#include <ember_generated/special_math_source.inc>  // kSpecialMathSource (CMake)
 #endif
 
 namespace ember::ops {
