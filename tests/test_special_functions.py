@@ -448,8 +448,11 @@ def test_unary_against_torch(torch, name, dtype):
     t = getattr(torch.special, name)(torch.tensor(x).to(getattr(torch, dtype)))
     assert str(t.dtype).split(".")[-1] == str(e.dtype).split(".")[-1]
     g, w = e.numpy(), t.numpy()
-    # torch's float64 Y0/Y1/Ai are ~1e-7 off near their zeros (ember's agree with mpmath)
-    atol = 1e-6 if dtype != "float64" or name in ("airy_ai", "bessel_y0", "bessel_y1") else 1e-9
+    # torch's float64 Y0/Y1 are ~1e-7 off near their zeros, its Ai up to 3e-6 just below
+    # x = -2.09 (ember's agree with mpmath: test_unary_values_against_mpmath)
+    atol = 1e-6 if dtype != "float64" or name in ("bessel_y0", "bessel_y1") else 1e-9
+    if name == "airy_ai":
+        atol = 1e-5
     bad = _agree(g, w, _torch_rtol(name, dtype), atol)
     assert len(bad) == 0, (x[bad], g[bad], w[bad])
 

