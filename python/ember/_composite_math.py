@@ -258,6 +258,11 @@ def rad2deg(input, *, out=None):
 
 def sinc(input, *, out=None):
     """torch.sinc: sin(pi x) / (pi x), 1 at 0."""
+    if input.dtype.is_complex:
+        # sin(pi z) / (pi z) in the complex dtype, 1 at 0
+        zero = input == 0
+        pz = _C.where(zero, 1.0, input * math.pi)
+        return _out("sinc", _C.where(zero, 1.0, _C.sin(pz) / pz), out, input)
     rdt = _float_dtype(input.dtype)
     # float16/bfloat16 compute in float32 and round once (torch's opmath): pi * x rounded
     # to bfloat16 first would move sin's argument by up to 0.1
@@ -276,8 +281,13 @@ def xlogy(input, other, *, out=None):
             " * (Tensor input, Tensor other, *, Tensor out = None)\n"
             " * (Number self, Tensor other, *, Tensor out = None)\n"
             " * (Tensor input, Number other, *, Tensor out = None)")
-    dtype = _float_dtype(_C.result_type(input, other))
+    common = _C.result_type(input, other)
     device = (input if isinstance(input, _Tensor) else other).device
+    if common.is_complex:
+        suffix = "cuda" if device.type == "cuda" else "cpu"
+        raise NotImplementedError(f"\"xlogy_{suffix}\" not implemented for "
+                                  f"'{_scalar_name(common)}'")
+    dtype = _float_dtype(common)
     x = input.to(dtype) if isinstance(input, _Tensor) else _C.tensor(input, dtype=dtype,
                                                                        device=device)
     y = other.to(dtype) if isinstance(other, _Tensor) else _C.tensor(other, dtype=dtype,

@@ -39,6 +39,12 @@ def _mvlgamma(input, p, name):
                         f"{type(p).__name__}")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+    if input.dtype == _C.bool:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if input.dtype.is_complex:  # torch fails building its arange of j/2 in that dtype
+        suffix = "cuda" if input.device.type == "cuda" else "cpu"
+        raise NotImplementedError(f"\"arange_{suffix}\" not implemented for "
+                                  f"'{_scalar_name(input.dtype)}'")
     x = input if input.dtype.is_floating_point else input.to(_C.get_default_dtype())
     # no domain check (torch 2.11 has none either: lgamma's poles give inf), so nothing
     # waits for the device

@@ -23,6 +23,7 @@ bool has_complex_kernel(BinaryOp op) {
 bool has_complex_kernel(UnaryOp op) {
   switch (op) {
     case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Exp: case UnaryOp::Log:
+    case UnaryOp::Exp2: case UnaryOp::Expm1: case UnaryOp::Log1p:
     case UnaryOp::Log2: case UnaryOp::Log10: case UnaryOp::Sin: case UnaryOp::Cos:
     case UnaryOp::Tan: case UnaryOp::Sinh: case UnaryOp::Cosh: case UnaryOp::Tanh:
     case UnaryOp::Sigmoid: case UnaryOp::Reciprocal: case UnaryOp::Neg: case UnaryOp::Square:
@@ -32,6 +33,47 @@ bool has_complex_kernel(UnaryOp op) {
       return false;
   }
 }
+
+namespace {
+
+// expm1, log1p and exp2 of complex values on the host (c10::complex's
+// formulas; the GPU's are in include/ember/device/complex.cuh). Here rather
+// than in ops/complex_math.hpp, which every kernel file includes.
+//   exp(z) - 1 = (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y (no cancellation for small z)
+//   log(1 + z) = log|1 + z| + i arg(1 + z), |1 + z|^2 - 1 = x (x + 2) + y^2 through
+//                log1p for |z| < 1/2
+//   2^z = exp(z ln 2)
+template <typename C>
+struct ComplexExpm1F {
+  C operator()(C z) const {
+    const auto s = std::sin(z.im / 2);
+    return {std::expm1(z.re) * std::cos(z.im) - 2 * s * s, std::exp(z.re) * std::sin(z.im)};
+  }
+};
+template <typename C>
+struct ComplexLog1pF {
+  C operator()(C z) const {
+    using T = decltype(z.re);
+    const T x = z.re, y = z.im;
+    const T theta = std::atan2(y, x + T(1));
+    if (std::hypot(x, y) < T(0.5)) {
+      const T r = x * (T(2) + x) + y * y;
+      if (r == T(0)) return {x, theta};
+      return {T(0.5) * std::log1p(r), theta};
+    }
+    return {std::log(std::hypot(x + T(1), y)), theta};
+  }
+};
+template <typename C>
+struct ComplexExp2F {
+  C operator()(C z) const {
+    using T = decltype(z.re);
+    const T k = T(0.693147180559945309417);
+    return m::exp(C{z.re * k, z.im * k});
+  }
+};
+
+}  // namespace
 
 bool has_complex_kernel(CompareOp op) { return op == CompareOp::Eq || op == CompareOp::Ne; }
 
@@ -162,6 +204,9 @@ void unary_complex_cpu(UnaryOp op, const ElementwiseIter& it) {
       case UnaryOp::Sqrt: return r.template run<C, 1>(SqrtF<C>{});
       case UnaryOp::Rsqrt: return r.template run<C, 1>(RsqrtF<C>{});
       case UnaryOp::Exp: return r.template run<C, 1>(ExpF<C>{});
+      case UnaryOp::Exp2: return r.template run<C, 1>(ComplexExp2F<C>{});
+      case UnaryOp::Expm1: return r.template run<C, 1>(ComplexExpm1F<C>{});
+      case UnaryOp::Log1p: return r.template run<C, 1>(ComplexLog1pF<C>{});
       case UnaryOp::Log: return r.template run<C, 1>(LogF<C>{});
       case UnaryOp::Log2: return r.template run<C, 1>(Log2F<C>{});
       case UnaryOp::Log10: return r.template run<C, 1>(Log10F<C>{});

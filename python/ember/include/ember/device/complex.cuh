@@ -94,6 +94,28 @@ template <typename T> EMBER_DEVICE_HD complex<T> exp(complex<T> z) {
 template <typename T> EMBER_DEVICE_HD complex<T> log(complex<T> z) {
   return complex<T>(::log(abs(z)), arg(z));
 }
+// exp(z) - 1 = (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y (no cancellation
+// for small z).
+template <typename T> EMBER_DEVICE_HD complex<T> expm1(complex<T> z) {
+  const T s = ::sin(z.im / T(2));
+  return complex<T>(::expm1(z.re) * ::cos(z.im) - T(2) * s * s, ::exp(z.re) * ::sin(z.im));
+}
+// log(1 + z); |1 + z|^2 - 1 = x (x + 2) + y^2 through log1p for |z| < 1/2.
+template <typename T> EMBER_DEVICE_HD complex<T> log1p(complex<T> z) {
+  const T x = z.re, y = z.im;
+  const T theta = ::atan2(y, x + T(1));
+  if (::hypot(x, y) < T(0.5)) {
+    const T r = x * (T(2) + x) + y * y;
+    if (r == T(0)) return complex<T>(x, theta);
+    return complex<T>(T(0.5) * ::log1p(r), theta);
+  }
+  return complex<T>(::log(::hypot(x + T(1), y)), theta);
+}
+// 2^z = exp(z ln 2)
+template <typename T> EMBER_DEVICE_HD complex<T> exp2(complex<T> z) {
+  const T k = T(0.693147180559945309417);
+  return exp(complex<T>(z.re * k, z.im * k));
+}
 template <typename T> EMBER_DEVICE_HD complex<T> sqrt(complex<T> z) {
   if (z.re == T(0) && z.im == T(0)) return complex<T>(T(0), z.im);
   if (::isinf(z.im)) return complex<T>(::fabs(z.im), z.im);
