@@ -181,6 +181,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
 def _logaddexp(name, input, other, two):
     _check_tensor(name, "other", 2, other)
     dtype = _C.result_type(input, other)
+    if dtype.is_complex and not two:
+        return _logaddexp_complex(input.to(dtype), other.to(dtype))
     if not _is_float(dtype):
         kind = "cuda" if input.device.type == "cuda" else "cpu"
         raise NotImplementedError(f'"{name}_{kind}" not implemented for '
@@ -197,6 +199,23 @@ def _logaddexp(name, input, other, two):
     else:
         r = m + _C.log1p(_C.exp(d))
     return _C.where(_C.isinf(a) & (a == b), a, r).to(dtype)
+
+
+def _logaddexp_complex(a, b):
+    # torch's _log_add_exp_helper: ordered by the real parts, log1p(exp(min - max)) + max;
+    # NaN where either has a NaN part; min where both real parts are -inf; log(exp(min) +
+    # exp(max)) where both are +inf. (log(1 + w) for log1p: w's digits past 1 are below
+    # the rounding of the result's magnitude, max's, except near its zeros.)
+    ar, br = _C.real(a), _C.real(b)
+    swap = ar < br
+    mx, mn = _C.where(swap, b, a), _C.where(swap, a, b)
+    mxr, mnr = _C.real(mx), _C.real(mn)
+    r = _C.log(_C.exp(mn - mx) + 1) + mx
+    both_inf = _C.isinf(mnr) & (mnr == mxr)
+    r = _C.where(both_inf, _C.where(mnr < 0, mn, _C.log(_C.exp(mn) + _C.exp(mx))), r)
+    nan = _C.isnan(a) | _C.isnan(b)
+    return _C.where(nan, _C.full((), complex(math.nan, math.nan), dtype=r.dtype,
+                                 device=r.device), r)
 
 
 def logaddexp(input, other, *, out=None):
@@ -276,8 +295,12 @@ def xlogy(input, other, *, out=None):
             " * (Tensor input, Tensor other, *, Tensor out = None)\n"
             " * (Number self, Tensor other, *, Tensor out = None)\n"
             " * (Tensor input, Number other, *, Tensor out = None)")
-    dtype = _float_dtype(_C.result_type(input, other))
+    rt = _C.result_type(input, other)
     device = (input if isinstance(input, _Tensor) else other).device
+    if rt.is_complex:  # torch has no complex xlogy kernel
+        raise NotImplementedError(f'"xlogy_{device.type}" not implemented for '
+                                  f"'{_scalar_name(rt)}'")
+    dtype = _float_dtype(rt)
     x = input.to(dtype) if isinstance(input, _Tensor) else _C.tensor(input, dtype=dtype,
                                                                        device=device)
     y = other.to(dtype) if isinstance(other, _Tensor) else _C.tensor(other, dtype=dtype,

@@ -37,6 +37,9 @@ def _reduce_args(dim, keepdim, dtype):
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """torch.nansum: sum, treating NaNs as zero."""
+    if input.is_complex() or (dtype is not None and dtype.is_complex):
+        dev = "CUDA" if input.device.type == "cuda" else "CPU"
+        raise RuntimeError(f"nansum on {dev} does not support complex inputs")
     r = _C.sum(_zero_nans(input), **_reduce_args(dim, keepdim, dtype))
     return _out("nansum", r, out, input)
 
@@ -60,7 +63,7 @@ def logcumsumexp(input, dim, *, out=None):
         raise RuntimeError(f"expected scalar_type {_scalar_name(input.dtype)} but found "
                            f"{_scalar_name(out.dtype)}")
     d = _wrap_dim(dim, input.dim())
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.is_complex()):
         kind = "cuda" if input.device.type == "cuda" else "cpu"
         raise NotImplementedError(f'"logcumsumexp_out_{kind}" not implemented for '
                                   f"'{_scalar_name(input.dtype)}'")
