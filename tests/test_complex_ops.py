@@ -307,6 +307,33 @@ def test_nansum_xlogy_complex_raise():
     assert ember.nansum(E(np.array([1.0, np.nan]))).item() == 1.0   # still usable
 
 
+# ---- autograd: gradcheck in torch's convention (g times the conjugate derivative) -------
+
+GRADCHECK = [
+    ("asin", lambda x, y: x.asin()), ("acos", lambda x, y: x.acos()),
+    ("atan", lambda x, y: x.atan()), ("asinh", lambda x, y: x.asinh()),
+    ("acosh", lambda x, y: x.acosh()), ("atanh", lambda x, y: x.atanh()),
+    ("cumprod", lambda x, y: x.cumprod(1)), ("logsumexp", lambda x, y: x.logsumexp(1)),
+    ("logcumsumexp", lambda x, y: x.logcumsumexp(1)),
+    ("logaddexp", lambda x, y: ember.logaddexp(x, y)),
+    ("lerp_number", lambda x, y: ember.lerp(x, y, 0.3 - 0.2j)),
+    ("lerp_tensor", lambda x, y: ember.lerp(x, y, y * 0.4)),
+    ("addcmul", lambda x, y: ember.addcmul(x, x, y, value=2 - 1j)),
+    ("addcdiv", lambda x, y: ember.addcdiv(x, y, x, value=0.5j)),
+    ("scatter_add", lambda x, y: x.scatter_add(1, ember.tensor([[2, 0, 2]] * 2), y)),
+    ("index_add", lambda x, y: x.index_add(1, ember.tensor([1, 1, 0]), y, alpha=1 + 1j)),
+]
+
+
+@pytest.mark.parametrize("case", GRADCHECK, ids=[c[0] for c in GRADCHECK])
+def test_gradcheck(case):
+    _, f = case
+    a = crandn((2, 3), np.complex128) * 0.5 + (0.2 + 0.3j)  # off the cuts and the zeros
+    x = ember.from_numpy(a).requires_grad_()
+    y = ember.from_numpy(crandn((2, 3), np.complex128) * 0.5 + 0.1j).requires_grad_()
+    assert ember.autograd.gradcheck(f, (x, y), eps=1e-6, atol=1e-6, rtol=1e-4)
+
+
 # ---- the GPU against torch -------------------------------------------------------------
 
 def _pair(torch, a):

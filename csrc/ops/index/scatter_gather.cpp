@@ -159,6 +159,18 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index_in, const Ind
     out = Tensor::empty(index.sizes(), self.dtype(), self.device());
   }
   if (index.numel() == 0) return out;
+  if (self.dtype() == ScalarType::ComplexDouble) {
+    // No 16-byte gather kernels: the real views, the index repeated over their last dim.
+    const auto one_d = [](const Tensor& t) {
+      return t.dim() == 0 ? t.view_with({1}, {1}, t.storage_offset()) : t;
+    };
+    Shape is2 = is, istr = strides1(index);
+    is2.push_back(2);
+    istr.push_back(0);
+    gather(view_as_real(one_d(self)), dim, index.view_with(is2, istr, index.storage_offset()),
+           rule, view_as_real(one_d(out)));
+    return out;
+  }
   const int64_t size = ss[dim], stride = strides1(self)[dim];
   const Tensor sv = restrided(self, is, dim);
   const Tensor iv = index.view_with(is, strides1(index), index.storage_offset());
