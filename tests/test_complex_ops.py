@@ -334,6 +334,23 @@ def test_gradcheck(case):
     assert ember.autograd.gradcheck(f, (x, y), eps=1e-6, atol=1e-6, rtol=1e-4)
 
 
+@pytest.mark.skipif(not ember._C._compiled_with_cuda, reason="needs a CUDA build (NVRTC)")
+def test_device_inverse_functions_compile_with_nvrtc(tmp_path):
+    # the GPU's kernels are the jiterator's: complex.cuh's functions must compile in NVRTC
+    code = ("#include <ember/device/complex.cuh>\n"
+            "template <typename T> __global__ void k(ember::complex<T>* z) {\n"
+            "  using namespace ember::cmath;\n"
+            "  z[0] = asin(z[0]); z[1] = acos(z[1]); z[2] = atan(z[2]);\n"
+            "  z[3] = asinh(z[3]); z[4] = acosh(z[4]); z[5] = atanh(z[5]);\n}\n")
+    T = ember._C._jit_testing
+    try:
+        T.nvrtc_version()
+    except RuntimeError as e:
+        pytest.skip(f"NVRTC is not loadable here: {e}")
+    r = T.compile(code, "inv.cu", [], ["k<float>", "k<double>"], sm=90, cache_dir=str(tmp_path))
+    assert r["origin"] == "compiled" and len(dict(r["lowered"])) == 2
+
+
 # ---- the GPU against torch -------------------------------------------------------------
 
 def _pair(torch, a):
