@@ -159,6 +159,12 @@ def test_logaddexp(dt):
     assert r[1].real == inf                                    # both +inf
     assert np.isnan(r[2].real) and np.isnan(r[2].imag)
     assert np.isnan(r[3].real) and np.isnan(r[3].imag)
+    # an infinite real part keeps its partner's imaginary part (parts added separately)
+    p = np.array([complex(inf, 1.25)], npd)
+    q = crandn((1,), npd)
+    for u, v in ((p, q), (q, p)):
+        r = ember.logaddexp(E(u), E(v)).numpy()
+        assert r[0].real == inf and r[0].imag == npd(1.25).imag
 
 
 @pytest.mark.parametrize("dt", CDTYPES)
@@ -174,6 +180,12 @@ def test_logcumsumexp(dt):
     np.testing.assert_allclose(np.exp(ember.logcumsumexp(E(a)[:, ::2].t(), 0).numpy()),
                                np.exp(ref), rtol=TOL[dt][0] * 50)
     assert ember.logcumsumexp(E(np.zeros((2, 0), npd)), 1).shape == (2, 0)
+    # torch's scan starts from -inf: a NaN part makes both parts NaN from there on
+    x = crandn((1, 5), npd)
+    x[0, 2] = complex(float("nan"), 0)
+    r = ember.logcumsumexp(E(x), 1).numpy()
+    assert np.all(np.isnan(r[0, 2:].real) & np.isnan(r[0, 2:].imag))
+    assert not np.any(np.isnan(r[0, :2]))
 
 
 # ---- lerp / addcmul / addcdiv ------------------------------------------------------------

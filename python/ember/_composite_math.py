@@ -201,6 +201,12 @@ def _logaddexp(name, input, other, two):
     return _C.where(_C.isinf(a) & (a == b), a, r).to(dtype)
 
 
+def _cadd(a, b, sign=1):
+    """a + sign * b of complex tensors, part by part."""
+    ra, rb = _C.view_as_real(a), _C.view_as_real(b)
+    return _C.view_as_complex((ra + rb if sign > 0 else ra - rb).contiguous())
+
+
 def _logaddexp_complex(a, b):
     # torch's _log_add_exp_helper: ordered by the real parts, log1p(exp(min - max)) + max;
     # NaN where either has a NaN part; min where both real parts are -inf; log(exp(min) +
@@ -210,7 +216,9 @@ def _logaddexp_complex(a, b):
     swap = ar < br
     mx, mn = _C.where(swap, b, a), _C.where(swap, a, b)
     mxr, mnr = _C.real(mx), _C.real(mn)
-    r = _C.log(_C.exp(mn - mx) + 1) + mx
+    # parts added separately (torch's scalar complex arithmetic): the kernels' a + 1 * b
+    # would make inf * 0 of an infinite part's partner a NaN
+    r = _cadd(_C.log(_C.exp(_cadd(mn, mx, -1)) + 1), mx)
     both_inf = _C.isinf(mnr) & (mnr == mxr)
     r = _C.where(both_inf, _C.where(mnr < 0, mn, _C.log(_C.exp(mn) + _C.exp(mx))), r)
     nan = _C.isnan(a) | _C.isnan(b)

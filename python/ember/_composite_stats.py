@@ -12,6 +12,8 @@ ops: nansum, nanmean, logcumsumexp, cov, corrcoef.
 Autograd comes from the composed ops. Names, arguments, dtypes, out= and messages are
 torch's. Imports nothing but ember._C and the other composites.
 """
+import math
+
 from ember import _C
 from ember._composite_shape import _attach, _out, _scalar_name, _wrap_dim
 
@@ -74,6 +76,8 @@ def logcumsumexp(input, dim, *, out=None):
     # to 199.625 at 1024, the exact 199.056)
     low = input.dtype in (_C.float16, _C.bfloat16)
     x, n, k = (input.float() if low else input), input.shape[d], 1
+    if x.is_complex() and n > 0:  # torch's scan starts from -inf: NaNs spread to both parts
+        x = logaddexp(x, _C.full((), -math.inf, dtype=x.dtype, device=x.device))
     while k < n:
         head = x.narrow(d, 0, k)
         tail = logaddexp(x.narrow(d, k, n - k), x.narrow(d, 0, n - k))
