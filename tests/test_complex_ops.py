@@ -164,7 +164,7 @@ def test_logaddexp(dt):
     q = crandn((1,), npd)
     for u, v in ((p, q), (q, p)):
         r = ember.logaddexp(E(u), E(v)).numpy()
-        assert r[0].real == inf and r[0].imag == npd(1.25).imag
+        assert r[0].real == inf and r[0].imag == 1.25
 
 
 @pytest.mark.parametrize("dt", CDTYPES)
