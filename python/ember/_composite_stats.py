@@ -39,9 +39,12 @@ def _reduce_args(dim, keepdim, dtype):
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """torch.nansum: sum, treating NaNs as zero."""
-    if input.is_complex() or (dtype is not None and dtype.is_complex):
+    if input.is_complex():
         dev = "CUDA" if input.device.type == "cuda" else "CPU"
         raise RuntimeError(f"nansum on {dev} does not support complex inputs")
+    if dtype is not None and dtype.is_complex:  # torch's kernel has no complex dtype=
+        raise NotImplementedError(f'"nansum_{input.device.type}" not implemented for '
+                                  f"'{_scalar_name(dtype)}'")
     r = _C.sum(_zero_nans(input), **_reduce_args(dim, keepdim, dtype))
     return _out("nansum", r, out, input)
 

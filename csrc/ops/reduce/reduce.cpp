@@ -148,7 +148,7 @@ void check_out_dtype(ReduceOp op, const Tensor& x, std::optional<ScalarType> dty
       return;
     }
     case ReduceOp::LogSumExp:
-      if (!is_floating(o)) {
+      if (!is_floating(o) && !is_complex(o)) {
         throw Error(detail::str("logsumexp(): Expected floating point type for result tensor, "
                                 "but got: ", torch_scalar_name(o)));
       }
@@ -384,7 +384,12 @@ Tensor reduce(ReduceOp op, const Tensor& x_in, const Dims& dims, bool keepdim,
   Tensor x = x_in;
   if (as && *as != x.dtype()) x = to(x, x.device(), *as);
   if (is_complex(x.dtype()) && op != ReduceOp::All && op != ReduceOp::Any) {
-    return deliver(reduce_complex(op, x, dims, keepdim, args), out, reduce_name(op));
+    Tensor r = reduce_complex(op, x, dims, keepdim, args);
+    // torch's logsumexp copies into a real out= (the imaginary part dropped, warned)
+    if (op == ReduceOp::LogSumExp && out.defined() && !is_complex(out.dtype())) {
+      r = to(r, r.device(), out.dtype());
+    }
+    return deliver(r, out, reduce_name(op));
   }
   const ScalarType rdt = args.result_dtype                                   ? *args.result_dtype
                          : as && (op == ReduceOp::Sum || op == ReduceOp::Prod) ? *as
