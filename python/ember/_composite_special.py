@@ -191,8 +191,10 @@ def isneginf(input, *, out=None):
 
 
 def isreal(input):
-    """torch.isreal: True everywhere (ember's tensors are real)."""
+    """torch.isreal: whether each imaginary part is zero (True everywhere for real dtypes)."""
     _check_tensor("isreal", "input", 1, input)
+    if input.is_complex():
+        return _C.imag(input) == 0
     return _C.ones(input.shape, dtype=_C.bool, device=input.device)
 
 

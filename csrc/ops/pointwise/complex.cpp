@@ -28,6 +28,8 @@ bool has_complex_kernel(UnaryOp op) {
     case UnaryOp::Tan: case UnaryOp::Sinh: case UnaryOp::Cosh: case UnaryOp::Tanh:
     case UnaryOp::Sigmoid: case UnaryOp::Reciprocal: case UnaryOp::Neg: case UnaryOp::Square:
     case UnaryOp::Abs: case UnaryOp::IsNan: case UnaryOp::IsInf: case UnaryOp::IsFinite:
+    case UnaryOp::Asin: case UnaryOp::Acos: case UnaryOp::Atan: case UnaryOp::Asinh:
+    case UnaryOp::Acosh: case UnaryOp::Atanh:
       return true;
     default:
       return false;
@@ -216,6 +218,12 @@ void unary_complex_cpu(UnaryOp op, const ElementwiseIter& it) {
       case UnaryOp::Sinh: return r.template run<C, 1>(SinhF<C>{});
       case UnaryOp::Cosh: return r.template run<C, 1>(CoshF<C>{});
       case UnaryOp::Tanh: return r.template run<C, 1>(TanhF<C>{});
+      case UnaryOp::Asin: return r.template run<C, 1>(AsinF<C>{});
+      case UnaryOp::Acos: return r.template run<C, 1>(AcosF<C>{});
+      case UnaryOp::Atan: return r.template run<C, 1>(AtanF<C>{});
+      case UnaryOp::Asinh: return r.template run<C, 1>(AsinhF<C>{});
+      case UnaryOp::Acosh: return r.template run<C, 1>(AcoshF<C>{});
+      case UnaryOp::Atanh: return r.template run<C, 1>(AtanhF<C>{});
       case UnaryOp::Sigmoid: return r.template run<C, 1>(SigmoidF<C>{});
       case UnaryOp::Square: return r.template run<C, 1>(SquareF<C>{});
       case UnaryOp::Reciprocal: return r.template run<C, 1>(ReciprocalF<C>{});
