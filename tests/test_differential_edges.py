@@ -171,3 +171,23 @@ def test_put_checks_the_counts_before_the_overlap_as_torch():
         ember.empty(0).put_(ember.tensor([0]), ember.tensor([1.0]))
     with pytest.raises(RuntimeError, match="more than one element"):
         x.put_(ember.tensor([0]), ember.tensor([7], dtype=ember.uint8))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_zeta_of_a_large_negative_q_is_quick_and_the_sum_it_stands_for(dtype):
+    """zeta(x, q) for q < 0 (x an integer) is sum_k (q + k)^-x; for q < -64 ember does not
+    step through the |q| terms (q = -8e8 ran for minutes on CUDA)."""
+    import time
+    dt = getattr(ember, dtype)
+    for x, q in [(4.0, -100.3), (5.0, -1000.7), (2.0, -64.5), (3.0, -65.25)]:
+        q = float(np.dtype(dtype).type(q))  # the q the tensor holds
+        n = math.ceil(-q) + 20
+        head = sum((q + k) ** -x for k in range(n))
+        tail = ember.special.zeta(ember.tensor([x], dtype=ember.float64),
+                                  ember.tensor([q + n], dtype=ember.float64)).item()
+        z = ember.special.zeta(ember.tensor([x], dtype=dt), ember.tensor([q], dtype=dt)).item()
+        assert z == pytest.approx(head + tail, rel=1e-12 if dtype == "float64" else 1e-5)
+    t0 = time.perf_counter()
+    z = ember.special.zeta(ember.tensor([6.0, 5.0], dtype=ember.float64),
+                           ember.tensor([-8.3e8 + 0.5, -2.5e6 + 0.25], dtype=ember.float64))
+    assert time.perf_counter() - t0 < 5 and bool(ember.isfinite(z).all())
