@@ -1251,7 +1251,11 @@ def gen_view(src, op, ctx):
     elif name in ("split", "chunk"):
         dim = d()
         size = shape[dim % n] if nd else 0
-        k = src.int(1, max(1, size + 1)) if src.prob(0.95) else 0
+        # at most ~512 pieces: comparing tens of thousands of CUDA results one by one
+        # (chunk(31428) of 40000 elements) ran past the case timeout in the harness
+        lo = 1 if name == "chunk" else max(1, -(-size // 512))
+        hi = min(size, 512) if name == "chunk" else size
+        k = src.int(lo, max(lo, hi + 1)) if src.prob(0.95) else 0
         if name == "split" and src.prob(0.2) and size:
             parts = []
             rest = size
@@ -2949,6 +2953,15 @@ DEVIATIONS = {
         "add/sub with a floating alpha, integer inputs and a floating out= on CUDA: torch "
         "checks alpha against out's dtype there (and truncates it to the integer dtype); its "
         "CPU raises, as ember on both devices"),
+    "cuda-bool-alpha-out": (
+        lambda case, to, eo: case.device == "cuda" and case.form == "out"
+        and to.exc is not None and eo.exc is None
+        and isinstance(case.kwargs.get("alpha"), bool)
+        and case.op.split("[")[0] in ("add", "sub", "subtract")
+        and "Boolean alpha only supported for Boolean results" in str(to.exc),
+        "add with a bool alpha, bool inputs and a non-bool out= on CUDA: torch checks alpha "
+        "against out's dtype there and raises; its CPU checks it against the inputs' (bool) "
+        "and computes, as ember on both devices"),
     "cuda-two-numbers": (
         lambda case, to, eo: case.device == "cuda" and to.exc is not None and eo.exc is None
         and "Trying to pass too many CPU scalars to non-CPU kernel" in str(to.exc),
@@ -3042,6 +3055,23 @@ def _is_assert(msg):
     return "device-side assert" in msg or "cudaErrorAssert" in msg
 
 
+def _torch_too_slow(case):
+    """torch's zeta(x, q) steps through the |q| terms before q for q < 0 (Cephes's
+    summation): q = -7.6e7 runs past the case timeout on CUDA. ember shifts such q
+    (special_functors.hpp) and runs alone on these cases (it must finish)."""
+    if case.op.split("[")[0] != "special.zeta" or len(case.args) < 2:
+        return False
+    q = case.args[1]
+    if isinstance(q, TensorSpec):
+        v = np.asarray(np_view(q))
+    elif isinstance(q, (int, float)) and not isinstance(q, bool):
+        v = np.asarray(q)
+    else:
+        return False
+    with np.errstate(invalid="ignore"):
+        return bool((v.astype(np.float64) < -1e5).any())
+
+
 def check_case(case, E, T, ops, numpy_mode=False):
     """Runs one case in ember (E) and the oracle (T: a Lib, or None for NumPy).
     Returns (status, mismatch or None): status ok | both_raised | torch_unsupported |
@@ -3054,6 +3084,11 @@ def check_case(case, E, T, ops, numpy_mode=False):
         out_spec = case.kwargs.get("__out__")
     kw_clean = {k: v for k, v in case.kwargs.items() if k != "__out__"}
     c2 = Case(case.op, case.form, case.args, kw_clean, case.device, case.index, case.seed)
+    if _torch_too_slow(case):
+        eo = run_lib(E, op, c2, out_spec)
+        if case.device != "cpu" and eo.exc is not None and _fatal(str(eo.exc)):
+            raise CudaFatal(f"ember: {_short(str(eo.exc), 300)}", torch_assert=False)
+        return "torch_too_slow", None
     try:
         to = run_lib(T, op, c2, out_spec)
         eo = run_lib(E, op, c2, out_spec)
