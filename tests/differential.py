@@ -2680,9 +2680,6 @@ def _cuda_scan_overflow(case, to, eo):
 
 _ATOMIC_ADDS = ("index_add", "index_add_", "scatter_add", "scatter_add_", "index_put",
                 "index_put_", "put", "put_", "index_reduce", "scatter_reduce")
-# the smallest normal value of each floating dtype
-TINY = {"float16": 2.0 ** -14, "bfloat16": 2.0 ** -126, "float32": 2.0 ** -126,
-        "float64": 2.0 ** -1022}
 
 
 def _cuda_atomic_ftz(case, to, eo):
@@ -2699,7 +2696,7 @@ def _flushed_subnormals(to, eo):
     if to.exc is not None or eo.exc is not None or not hasattr(to.result, "dtype"):
         return False
     dt = _dt_name(to.result.dtype)
-    if dt not in TINY:
+    if dt not in FTINY:
         return False
     a, b = _as_float_list(to.result), _as_float_list(eo.result)
     if a is None or b is None or a.shape != b.shape:
@@ -2710,7 +2707,7 @@ def _flushed_subnormals(to, eo):
     if not differ.any():
         return False
     d_a, d_b = a[differ], b[differ]
-    return bool(((d_a == 0) & (np.abs(d_b) < TINY[dt]) & (d_b != 0)).all())
+    return bool(((d_a == 0) & (np.abs(d_b) < FTINY[dt]) & (d_b != 0)).all())
 
 
 def _gelu_ftz(case, to, eo):
