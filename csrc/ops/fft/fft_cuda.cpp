@@ -60,6 +60,43 @@ void scale_(const Tensor& x, double scale) {
   mul_(flat, Operand(scale));
 }
 
+// cuFFT's advanced layout for a C2C transform along non-last dims: x's signal
+// dims (from nbatch on) packed with a common element stride *stride, and its
+// batch dims one stride *dist apart, the batch entries interleaved within one
+// signal step (dist * batch <= stride). A transform along dim 0 of a contiguous
+// (4096, 2049) tensor is stride 2049, dist 1: cuFFT reads it where it is, as
+// torch's does (rfft2's second pass), instead of after a transposing copy.
+bool strided_layout(const Tensor& x, size_t nbatch, int64_t batch, int64_t* stride,
+                    int64_t* dist) {
+  const int64_t nd = x.dim();
+  int64_t s = 0, expect = 0;
+  for (int64_t i = nd - 1; i >= static_cast<int64_t>(nbatch); --i) {
+    if (x.size(i) == 1) continue;
+    if (s == 0) {
+      s = x.stride(i);
+      expect = s * x.size(i);
+    } else if (x.stride(i) != expect) {
+      return false;
+    } else {
+      expect *= x.size(i);
+    }
+  }
+  int64_t d = 0, next = 0;
+  for (int64_t i = static_cast<int64_t>(nbatch) - 1; i >= 0; --i) {
+    if (x.size(i) == 1) continue;
+    if (d == 0) {
+      d = x.stride(i);
+    } else if (x.stride(i) != next) {
+      return false;
+    }
+    next = x.stride(i) * x.size(i);
+  }
+  if (s <= 1 || (batch > 1 && (d < 1 || d * batch > s))) return false;
+  *stride = s;
+  *dist = batch > 1 ? d : 1;
+  return true;
+}
+
 // One cuFFT execution over `dims` (at most 3) of `input`: the transformed
 // dims in the order given, the others batched. `signal` is the real-side
 // signal size of each dim (the output's for c2r, the input's for r2c).
@@ -113,16 +150,23 @@ Tensor exec(const Tensor& input, const std::vector<int64_t>& dims, FftKind kind,
     const size_t align = element_size(input.dtype()) < 16 ? element_size(input.dtype()) * 2 : 16;
     if (reinterpret_cast<uintptr_t>(x.data_ptr()) % align != 0) usable = false;
   }
+  const ScalarType out_t = kind == FftKind::C2R ? real_of(prec) : complex_of(prec);
+  // Otherwise, a C2C input may be read in cuFFT's strided layout (the output is
+  // packed, transformed dims innermost, as torch's).
+  int64_t istride = 1;
+  if (!usable && kind == FftKind::C2C &&
+      reinterpret_cast<uintptr_t>(x.data_ptr()) % element_size(input.dtype()) == 0 &&
+      strided_layout(x, nbatch_dims, batch, &istride, &idist)) {
+    usable = true;
+  }
   if (!usable) {
     Tensor c = Tensor::empty(x.sizes(), x.dtype(), x.device());
     copy_(c, x);
     x = c;
     idist = in_sig_elems;
   }
-
   Shape out_shape(x.sizes().begin(), x.sizes().begin() + static_cast<int64_t>(nbatch_dims));
   out_shape.insert(out_shape.end(), out_sig.begin(), out_sig.end());
-  const ScalarType out_t = kind == FftKind::C2R ? real_of(prec) : complex_of(prec);
   Tensor out = Tensor::empty(out_shape, out_t, input.device());
 
   if (batch > 0) {
@@ -133,7 +177,8 @@ Tensor exec(const Tensor& input, const std::vector<int64_t>& dims, FftKind kind,
     key.precision = static_cast<int8_t>(prec);
     for (int i = 0; i < rank; ++i) key.n[i] = signal[static_cast<size_t>(i)];
     key.batch = batch;
-    key.idist = batch == 1 ? in_sig_elems : idist;
+    key.idist = batch == 1 && istride == 1 ? in_sig_elems : idist;
+    key.istride = istride;
     std::shared_ptr<Plan> plan = get_plan(device, key);
     const CufftApi& api = cufft_api();
     const cudaStream_t stream = cuda::current_stream(device).handle();
@@ -229,12 +274,13 @@ Tensor fft_r2c_cuda(const Tensor& input, const std::vector<int64_t>& dims, doubl
     copy_(c, input);
     return fft_c2c_cuda(c, dims, scale, true);
   }
-  const size_t nd = dims.size();
-  const size_t begin = nd > kMaxPlanRank ? nd - kMaxPlanRank : 0;
-  std::vector<int64_t> last(dims.begin() + static_cast<int64_t>(begin), dims.end());
+  // As torch's: a 1-D r2c along the last dim, then c2c along the others (cuFFT's
+  // strided layout, no copies). cuFFT's own multi-dim r2c plan is slower (rfft2
+  // 4096^2 float32 on the H100: ~0.85x of this).
+  std::vector<int64_t> last{dims.back()};
   Tensor x = exec(input, last, FftKind::R2C, true, sizes_of(input, last));
-  if (begin > 0) {
-    std::vector<int64_t> rest(dims.begin(), dims.begin() + static_cast<int64_t>(begin));
+  if (dims.size() > 1) {
+    std::vector<int64_t> rest(dims.begin(), dims.end() - 1);
     return fft_c2c_cuda(x, rest, scale, true);
   }
   scale_(x, scale);

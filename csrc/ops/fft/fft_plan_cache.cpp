@@ -75,8 +75,9 @@ std::shared_ptr<Plan> make_plan(int device, const PlanKey& k) {
   const cudaDataType out_t = value_type(k.precision, k.kind != FftKind::C2R);
   const cudaDataType exec_t = value_type(k.precision, true);
   size_t work = 0;
-  EMBER_CUFFT_CHECK(api.XtMakePlanMany(plan->handle, k.rank, n, inembed, 1, k.idist, in_t,
-                                       onembed, 1, out_elems, out_t, k.batch, &work, exec_t));
+  EMBER_CUFFT_CHECK(api.XtMakePlanMany(plan->handle, k.rank, n, inembed, k.istride, k.idist,
+                                       in_t, onembed, 1, out_elems,
+                                       out_t, k.batch, &work, exec_t));
   plan->work_size = work;
   return plan;
 }

@@ -4,7 +4,9 @@
 //
 // - A plan is keyed by everything cuFFT bakes into it: the transform kind
 //   (c2c, r2c, c2r), the precision, the signal sizes (rank <= 3), the batch
-//   count and the input's batch distance (the layouts are otherwise packed).
+//   count, and the input's layout: its batch distance and signal element
+//   stride (cuFFT's advanced layout, for c2c along non-last dims; the output
+//   is always packed).
 // - A hit is one hash-map lookup under the device's mutex and a splice to the
 //   front of the LRU list: no Python, no CUDA call.
 // - Plans are made with cufftSetAutoAllocation(0): cuFFT allocates no
@@ -36,6 +38,7 @@ struct PlanKey {
   int64_t n[kMaxPlanRank] = {0, 0, 0};  // the (real-side) signal sizes
   int64_t batch = 0;
   int64_t idist = 0;  // elements between the inputs of consecutive batch entries
+  int64_t istride = 1;  // elements between consecutive signal elements of an input
   int8_t rank = 0;
   FftKind kind = FftKind::C2C;
   int8_t precision = 0;  // 0 half, 1 float, 2 double
