@@ -3037,11 +3037,14 @@ class CudaFatal(Exception):
     """A sticky CUDA error: this process's CUDA context is lost (a worker exits and is
     restarted; the case is reported as a crash). `torch_assert`: it is a device-side
     assert, which only torch's kernels raise (torch's answer to an index out of range on
-    the GPU; ember has no device asserts): counted apart, not as ember's mismatch."""
+    the GPU; ember has no device asserts): counted apart, not as ember's mismatch.
+    `torch_fault`: another sticky error that surfaced in torch's own synchronize after
+    its side of the case, before ember ran (a fault of torch's kernel): counted apart too."""
 
-    def __init__(self, msg, torch_assert=False):
+    def __init__(self, msg, torch_assert=False, torch_fault=False):
         super().__init__(msg)
         self.torch_assert = torch_assert
+        self.torch_fault = torch_fault
 
 
 def _fatal(msg):
@@ -3088,6 +3091,16 @@ def check_case(case, E, T, ops, numpy_mode=False):
         return "torch_too_slow", None
     try:
         to = run_lib(T, op, c2, out_spec)
+        if case.device != "cpu":
+            # torch's kernels fault asynchronously: their sticky error must surface here,
+            # as torch's, not in ember's next call (as ember's)
+            try:
+                T.mod.cuda.synchronize()
+            except RuntimeError as e:
+                if _fatal(str(e)):
+                    raise CudaFatal(f"torch: {_short(str(e), 300)}",
+                                    torch_assert=_is_assert(str(e)), torch_fault=True) from e
+                raise
         eo = run_lib(E, op, c2, out_spec)
     except RuntimeError as e:  # the context was lost before this case (a late report)
         if case.device != "cpu" and _fatal(str(e)):
@@ -3493,6 +3506,8 @@ def run_cases(device="cpu", cases=2000, seed=0, seconds=None, start=0, stride=1,
         except CudaFatal as e:
             if e.torch_assert:
                 stats.add("torch_device_assert", None, keep)
+            elif e.torch_fault:
+                stats.add("torch_device_fault", None, keep)
             else:
                 stats.add("mismatch", Mismatch(case.op, case.form, "cuda-fatal", str(e), case,
                                                "", ""), keep)
