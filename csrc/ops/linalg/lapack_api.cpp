@@ -592,34 +592,6 @@ int64_t geev(char jobvr, int64_t n, C* a, int64_t lda, C* w, C* vr, int64_t ldvr
   });
 }
 
-#define EMBER_LAPACK_INSTANTIATE(T)                                                            \
-  template void gemm<T>(char, char, int64_t, int64_t, int64_t, T, const T*, int64_t, const T*, \
-                        int64_t, T, T*, int64_t);                                              \
-  template void trsm<T>(char, char, char, char, int64_t, int64_t, T, const T*, int64_t, T*,    \
-                        int64_t);                                                              \
-  template int64_t getrf<T>(int64_t, int64_t, T*, int64_t, int32_t*);                          \
-  template int64_t getrs<T>(char, int64_t, int64_t, const T*, int64_t, const int32_t*, T*,     \
-                            int64_t);                                                          \
-  template int64_t potrf<T>(char, int64_t, T*, int64_t);                                       \
-  template int64_t potrs<T>(char, int64_t, int64_t, const T*, int64_t, T*, int64_t);           \
-  template int64_t geqrf<T>(int64_t, int64_t, T*, int64_t, T*);                                \
-  template int64_t orgqr<T>(int64_t, int64_t, int64_t, T*, int64_t, const T*);                 \
-  template int64_t ormqr<T>(char, char, int64_t, int64_t, int64_t, const T*, int64_t,          \
-                            const T*, T*, int64_t);                                            \
-  template int64_t syevd<T>(char, char, int64_t, T*, int64_t, Real<T>*);                       \
-  template int64_t gesdd<T>(char, int64_t, int64_t, T*, int64_t, Real<T>*, T*, int64_t, T*,    \
-                            int64_t);                                                          \
-  template int64_t gels<T>(char, int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t);         \
-  template int64_t gelsy<T>(int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t, T, int64_t*); \
-  template int64_t gelsd<T>(int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t, T*, T,        \
-                            int64_t*);                                                         \
-  template int64_t gelss<T>(int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t, T*, T,        \
-                            int64_t*);                                                         \
-  template int64_t sytrf<T>(char, int64_t, T*, int64_t, int32_t*, bool);                       \
-  template int64_t sytrs<T>(char, int64_t, int64_t, const T*, int64_t, const int32_t*, T*,     \
-                            int64_t, bool);                                                    \
-  template int64_t geev<T>(char, int64_t, T*, int64_t, T*, T*, T*, int64_t);
-
 // The routines every type has (complex: the c/z routines of the same shapes).
 #define EMBER_LAPACK_INSTANTIATE_ALL(T)                                                        \
   template void gemm<T>(char, char, int64_t, int64_t, int64_t, T, const T*, int64_t, const T*, \
@@ -643,9 +615,21 @@ int64_t geev(char jobvr, int64_t n, C* a, int64_t lda, C* w, C* vr, int64_t ldvr
   template int64_t sytrs<T>(char, int64_t, int64_t, const T*, int64_t, const int32_t*, T*,     \
                             int64_t, bool);
 
-EMBER_LAPACK_INSTANTIATE(float)
-EMBER_LAPACK_INSTANTIATE(double)
-#undef EMBER_LAPACK_INSTANTIATE
+// The real types' routines besides: the rank-revealing least squares and the
+// real-input geev (complex eigenvalues).
+#define EMBER_LAPACK_INSTANTIATE_REAL(T)                                                       \
+  template int64_t gelsy<T>(int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t, T, int64_t*); \
+  template int64_t gelsd<T>(int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t, T*, T,        \
+                            int64_t*);                                                         \
+  template int64_t gelss<T>(int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t, T*, T,        \
+                            int64_t*);                                                         \
+  template int64_t geev<T>(char, int64_t, T*, int64_t, T*, T*, T*, int64_t);
+
+EMBER_LAPACK_INSTANTIATE_ALL(float)
+EMBER_LAPACK_INSTANTIATE_ALL(double)
+EMBER_LAPACK_INSTANTIATE_REAL(float)
+EMBER_LAPACK_INSTANTIATE_REAL(double)
+#undef EMBER_LAPACK_INSTANTIATE_REAL
 EMBER_LAPACK_INSTANTIATE_ALL(std::complex<float>)
 EMBER_LAPACK_INSTANTIATE_ALL(std::complex<double>)
 #undef EMBER_LAPACK_INSTANTIATE_ALL
