@@ -48,7 +48,8 @@ std::tuple<Tensor, Tensor> syevd_(const Tensor& A, bool upper, bool vectors);
 // SVD, A destroyed. -> (U (m x ucols), S (min(m,n)), Vh (vrows x n), info);
 // U and Vh are empty tensors when !vectors. full: ucols = m, vrows = n, else k.
 std::tuple<Tensor, Tensor, Tensor, Tensor> svd_(const Tensor& A, bool full, bool vectors);
-// Nonsymmetric eigenproblem (geev; on the GPU when geev_available()), A (n x n) destroyed. -> (eigenvalues
+// Nonsymmetric eigenproblem (geev; on the GPU when geev_available()), A (n x n) destroyed. ->
+// (eigenvalues
 // (..., n) and, when `vectors`, right eigenvectors (..., n, n) column-major, both
 // complex (complex64 for float32 and complex64 input, complex128 otherwise), LAPACK's
 // normalisation: unit 2-norm, largest component real; info). V is undefined when

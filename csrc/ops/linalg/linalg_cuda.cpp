@@ -276,15 +276,16 @@ Tensor geqrf_cuda(const Tensor& A) {
       Tensor pa = pointer_array(A.data_ptr(), nb, m * n, sizeof(T), dev);
       Tensor pt = pointer_array(tau.data_ptr(), nb, k, sizeof(T), dev);
       int host_info = 0;
-      EMBER_CUBLAS_CHECK(EMBER_BLAS(geqrfBatched)(blas.handle, int(m), int(n), ptr<T*>(pa),
-                                                  ld(m), ptr<T*>(pt), &host_info, int(nb)));
+      EMBER_CUBLAS_CHECK(EMBER_BLAS(geqrfBatched)(blas.handle, int(m), int(n), ptr<T*>(pa), ld(m),
+                                                  ptr<T*>(pt), &host_info, int(nb)));
       EMBER_CHECK(host_info == 0, "geqrf: cublasgeqrfBatched rejected argument ", -host_info);
       return;
     }
     const CusolverApi& api = cusolver_api();
     cusolverDnHandle_t h = cusolver_handle(dev.index);
     int lwork = 0;
-    EMBER_CUSOLVER_CHECK(EMBER_SOLVER(geqrf_bufferSize)(h, int(m), int(n), ptr<T>(A), ld(m), &lwork));
+    EMBER_CUSOLVER_CHECK(
+        EMBER_SOLVER(geqrf_bufferSize)(h, int(m), int(n), ptr<T>(A), ld(m), &lwork));
     Tensor work = workspace<T>(lwork, dev);
     Tensor dinfo = int_tensor({1}, dev);
     for (int64_t b = 0; b < nb; ++b) {
@@ -307,14 +308,14 @@ void orgqr_cuda(const Tensor& A, const Tensor& tau) {
     const CusolverApi& api = cusolver_api();
     cusolverDnHandle_t h = cusolver_handle(dev.index);
     int lwork = 0;
-    EMBER_CUSOLVER_CHECK(EMBER_SOLVER2(orgqr_bufferSize, ungqr_bufferSize)(h, int(m), int(n), int(k), ptr<T>(A),
-                                                        ld(m), ptr<T>(tau), &lwork));
+    EMBER_CUSOLVER_CHECK(EMBER_SOLVER2(orgqr_bufferSize, ungqr_bufferSize)(
+        h, int(m), int(n), int(k), ptr<T>(A), ld(m), ptr<T>(tau), &lwork));
     Tensor work = workspace<T>(lwork, dev);
     Tensor dinfo = int_tensor({1}, dev);
     for (int64_t b = 0; b < nb; ++b) {
-      EMBER_CUSOLVER_CHECK(EMBER_SOLVER2(orgqr, ungqr)(h, int(m), int(n), int(k), ptr<T>(A) + b * m * n,
-                                               ld(m), ptr<T>(tau) + b * k, ptr<T>(work), lwork,
-                                               ptr<int>(dinfo)));
+      EMBER_CUSOLVER_CHECK(
+          EMBER_SOLVER2(orgqr, ungqr)(h, int(m), int(n), int(k), ptr<T>(A) + b * m * n, ld(m),
+                                      ptr<T>(tau) + b * k, ptr<T>(work), lwork, ptr<int>(dinfo)));
     }
   });
 }
@@ -333,9 +334,9 @@ void ormqr_cuda(const Tensor& A, const Tensor& tau, const Tensor& C, bool left, 
     const CusolverApi& api = cusolver_api();
     cusolverDnHandle_t h = cusolver_handle(dev.index);
     int lwork = 0;
-    EMBER_CUSOLVER_CHECK(EMBER_SOLVER2(ormqr_bufferSize, unmqr_bufferSize)(h, side, op, int(m), int(n), int(k),
-                                                        ptr<T>(A), ld(ma), ptr<T>(tau),
-                                                        ptr<T>(C), ld(m), &lwork));
+    EMBER_CUSOLVER_CHECK(EMBER_SOLVER2(ormqr_bufferSize, unmqr_bufferSize)(
+        h, side, op, int(m), int(n), int(k), ptr<T>(A), ld(ma), ptr<T>(tau), ptr<T>(C), ld(m),
+        &lwork));
     Tensor work = workspace<T>(lwork, dev);
     Tensor dinfo = int_tensor({1}, dev);
     for (int64_t b = 0; b < nb; ++b) {
@@ -371,20 +372,20 @@ std::tuple<Tensor, Tensor> syevd_cuda(const Tensor& A, bool upper, bool vectors)
       EMBER_CUSOLVER_CHECK(EMBER_SOLVER2(syevjBatched_bufferSize, heevjBatched_bufferSize)(
           h, jobz, uplo, int(n), ptr<T>(A), ld(n), ptr<Real<T>>(w), &lwork, params, int(nb)));
       Tensor work = workspace<T>(lwork, dev);
-      EMBER_CUSOLVER_CHECK(EMBER_SOLVER2(syevjBatched, heevjBatched)(h, jobz, uplo, int(n), ptr<T>(A), ld(n),
-                                                      ptr<Real<T>>(w), ptr<T>(work), lwork,
-                                                      ptr<int>(info), params, int(nb)));
+      EMBER_CUSOLVER_CHECK(EMBER_SOLVER2(syevjBatched, heevjBatched)(
+          h, jobz, uplo, int(n), ptr<T>(A), ld(n), ptr<Real<T>>(w), ptr<T>(work), lwork,
+          ptr<int>(info), params, int(nb)));
       api.DestroySyevjInfo(params);
       return;
     }
     int lwork = 0;
-    EMBER_CUSOLVER_CHECK(EMBER_SOLVER2(syevd_bufferSize, heevd_bufferSize)(h, jobz, uplo, int(n), ptr<T>(A), ld(n),
-                                                        ptr<Real<T>>(w), &lwork));
+    EMBER_CUSOLVER_CHECK(EMBER_SOLVER2(syevd_bufferSize, heevd_bufferSize)(
+        h, jobz, uplo, int(n), ptr<T>(A), ld(n), ptr<Real<T>>(w), &lwork));
     Tensor work = workspace<T>(lwork, dev);
     for (int64_t b = 0; b < nb; ++b) {
-      EMBER_CUSOLVER_CHECK(EMBER_SOLVER2(syevd, heevd)(h, jobz, uplo, int(n), ptr<T>(A) + b * n * n, ld(n),
-                                               ptr<Real<T>>(w) + b * n, ptr<T>(work), lwork,
-                                               ptr<int>(info) + b));
+      EMBER_CUSOLVER_CHECK(EMBER_SOLVER2(syevd, heevd)(h, jobz, uplo, int(n), ptr<T>(A) + b * n * n,
+                                                       ld(n), ptr<Real<T>>(w) + b * n, ptr<T>(work),
+                                                       lwork, ptr<int>(info) + b));
     }
   });
   return {w, info};
@@ -424,12 +425,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> svd_cuda(const Tensor& A, bool full, 
       int lwork = 0;
       if (batched) {
         EMBER_CUSOLVER_CHECK(EMBER_SOLVER(gesvdjBatched_bufferSize)(
-            h, jobz, int(m), int(n), ptr<T>(A), ld(m), ptr<Real<T>>(S), ptr<T>(U), ld(m), ptr<T>(Vh),
-            ld(n), &lwork, params, int(nb)));
+            h, jobz, int(m), int(n), ptr<T>(A), ld(m), ptr<Real<T>>(S), ptr<T>(U), ld(m),
+            ptr<T>(Vh), ld(n), &lwork, params, int(nb)));
         Tensor work = workspace<T>(lwork, dev);
         EMBER_CUSOLVER_CHECK(EMBER_SOLVER(gesvdjBatched)(
-            h, jobz, int(m), int(n), ptr<T>(A), ld(m), ptr<Real<T>>(S), ptr<T>(U), ld(m), ptr<T>(Vh),
-            ld(n), ptr<T>(work), lwork, ptr<int>(info), params, int(nb)));
+            h, jobz, int(m), int(n), ptr<T>(A), ld(m), ptr<Real<T>>(S), ptr<T>(U), ld(m),
+            ptr<T>(Vh), ld(n), ptr<T>(work), lwork, ptr<int>(info), params, int(nb)));
       } else {
         const int econ = full_here ? 0 : 1;
         EMBER_CUSOLVER_CHECK(EMBER_SOLVER(gesvdj_bufferSize)(
@@ -500,13 +501,13 @@ std::tuple<Tensor, Tensor, Tensor> geev_cuda(const Tensor& A, bool vectors) {
   // The host part of the workspace is used while the call runs (torch frees its
   // pinned one right after the call too); one buffer per thread, grown as needed.
   thread_local std::vector<char> host_work;
-  if (host_work.size() < std::max<size_t>(host_bytes, 1)) host_work.resize(std::max<size_t>(host_bytes, 1));
+  if (host_work.size() < std::max<size_t>(host_bytes, 1))
+    host_work.resize(std::max<size_t>(host_bytes, 1));
   for (int64_t b = 0; b < nb; ++b) {
     EMBER_CUSOLVER_CHECK(api.Xgeev(h, params, CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, ta,
                                    a + b * n * n * esz, n, tw, wp + b * n * wsz, ta, nullptr, n, ta,
-                                   vectors ? vr + b * n * n * esz : nullptr, n, ta,
-                                   work.data_ptr(), dev_bytes, host_work.data(), host_bytes,
-                                   ptr<int>(info) + b));
+                                   vectors ? vr + b * n * n * esz : nullptr, n, ta, work.data_ptr(),
+                                   dev_bytes, host_work.data(), host_bytes, ptr<int>(info) + b));
   }
   if (vectors && real) unpack_real_eigenvectors_cuda(VR, w, V);
   return {w, V, info};
