@@ -82,14 +82,17 @@ void orgqr_cuda(const Tensor& A, const Tensor& tau);
 void ormqr_cuda(const Tensor& A, const Tensor& tau, const Tensor& C, bool left, bool trans);
 std::tuple<Tensor, Tensor> syevd_cuda(const Tensor& A, bool upper, bool vectors);
 std::tuple<Tensor, Tensor, Tensor, Tensor> svd_cuda(const Tensor& A, bool full, bool vectors);
-// cuSOLVER's Xgeev: only when geev_available() (the loaded cuSOLVER has it; loads it).
-bool geev_available();
+// cuSOLVER's Xgeev: only when geev_available() (the loaded cuSOLVER has it; opens
+// cuSOLVER; false when it cannot be opened).
+bool geev_available() noexcept;
 std::tuple<Tensor, Tensor, Tensor> geev_cuda(const Tensor& A, bool vectors);
 // V (complex, column-major n x n) from a real geev's packed vectors VR (real,
 // column-major) and eigenvalues w: a pair w_j, w_{j+1} = conj(w_j) with
 // Im w_j > 0 has the vectors VR[:, j] +- i VR[:, j + 1] (geev_unpack.cu).
 void unpack_real_eigenvectors_cuda(const Tensor& VR, const Tensor& w, const Tensor& V);
 bool cusolver_loaded() noexcept;
+// Opens cuSOLVER (throws when it cannot) -> the file it came from.
+std::string cusolver_path();
 }  // namespace internal
 
 }  // namespace ember::ops::linalg

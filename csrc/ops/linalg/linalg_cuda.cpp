@@ -123,6 +123,8 @@ Tensor int_tensor(const Shape& s, const Device& d) { return Tensor::empty(s, Sca
 
 bool cusolver_loaded() noexcept { return cusolver_api_loaded(); }
 
+std::string cusolver_path() { return cusolver_api().path; }
+
 std::tuple<Tensor, Tensor> lu_factor_cuda(const Tensor& A) {
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), nb = batch_count(A);
   check_int(m * n, "lu_factor");
@@ -458,8 +460,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> svd_cuda(const Tensor& A, bool full, 
   return {U, S, Vh, info};
 }
 
-bool geev_available() {
-  return cusolver_api().Xgeev != nullptr;
+bool geev_available() noexcept {
+  try {
+    return cusolver_api().Xgeev != nullptr;
+  } catch (const std::exception&) {
+    return false;  // no usable cuSOLVER: geev_ runs LAPACK on the host
+  }
 }
 
 std::tuple<Tensor, Tensor, Tensor> geev_cuda(const Tensor& A, bool vectors) {
