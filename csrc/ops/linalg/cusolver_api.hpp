@@ -1,10 +1,10 @@
 // cuSOLVER (dense), opened with dlopen on first use like cuBLAS
 // (ops/blas/cublas_api.hpp): `import ember` loads nothing. cusolver_api()
 // opens libcusolver.so.<CUSOLVER_VER_MAJOR> (by soname, then from the toolkit
-// directory baked in at build time), resolves the entry points ember.linalg
-// uses into typed pointers (types from cusolverDn.h, so a signature change is
-// a compile error), and throws a RuntimeError naming the library when it is
-// missing. Calls go through EMBER_CUSOLVER_CHECK (runtime/library_errors.hpp).
+// directory baked in at build time; runtime/library_loader), resolves the
+// s/d/c/z entry points ember.linalg uses into typed pointers (types from
+// cusolverDn.h, so a signature change is a compile error), and throws a
+// RuntimeError naming the library when it is missing. Calls go through EMBER_CUSOLVER_CHECK (runtime/library_errors.hpp).
 //
 // cusolver_handle(device) gives the calling thread's handle for the device,
 // bound to the device's current stream (handles are per thread and device,
