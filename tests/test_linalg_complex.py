@@ -305,6 +305,9 @@ def test_lstsq(driver):
         r = LA.lstsq(t(low), t(rhs), driver=driver)
         close(r.solution, np.linalg.pinv(low) @ rhs, ember.complex128, 1e4)
         assert r.rank.item() == 2
+    # residuals are real, and empty when m <= n (as torch's)
+    sq = LA.lstsq(t(crand(4, 4)), t(crand(4, 2)), driver=driver)
+    assert sq.residuals.dtype == ember.float64 and tuple(sq.residuals.shape) == (0,)
 
 
 # ---- autograd (complex128) -------------------------------------------------------------------------
@@ -632,7 +635,9 @@ def test_gpu_complex_triangular_lstsq_pinv_rank_exp(torch, dtype, batch):
     # least squares (gels: QR, the GPU's driver), tall full-rank A
     M, tM = gpair(torch, crand(*batch, 10, 4), dtype)
     C, tC = gpair(torch, crand(*batch, 10, 3), dtype)
-    gclose(LA.lstsq(M, C).solution, torch.linalg.lstsq(tM, tC).solution, dtype, scale=10)
+    r, tr = LA.lstsq(M, C), torch.linalg.lstsq(tM, tC)
+    gclose(r.solution, tr.solution, dtype, scale=10)
+    gclose(r.residuals, tr.residuals, dtype, scale=100)
     # pinv, matrix_rank (through the SVD and, hermitian, eigh), matrix_exp (through solve)
     gclose(LA.pinv(M), torch.linalg.pinv(tM), dtype, scale=10)
     # rank 3: singular values (3, 2, 1, 0, 0, 0), far from the tolerance rtol = 1e-3

@@ -1097,7 +1097,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         X = Bf[..., :n, :]
     if _C.is_grad_enabled() and (A.requires_grad or B.requires_grad):
         X = _C.matmul(pinv(A), Bm)
-    residuals = _C.empty((0,), dtype=A.dtype, device=A.device)
+    residuals = _C.empty((0,), dtype=_real_dtype(A.dtype), device=A.device)
     if m > n and driver != "gelsy":
         full = rank is None or bool((rank == n).all())
         if full:
