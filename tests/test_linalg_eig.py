@@ -2,7 +2,8 @@
 against NumPy (eigenvalues as sorted multisets, eigenvectors through A V = V diag(w), unit
 norm and LAPACK's normalisation), batches, empty and 0x0 inputs, torch's errors, gradcheck
 (complex128 and float64, with gauge-invariant losses as torch's tests), and on the GPU
-(host LAPACK, as torch's) against torch CUDA."""
+(cuSOLVER's Xgeev; LAPACK on the host where the loaded cuSOLVER lacks it) against torch CUDA,
+with a real matrix's conjugate pairs unpacked on the device."""
 import numpy as np
 import pytest
 
@@ -187,7 +188,7 @@ def test_grad_eig_phase_dependent_loss_raises():
         V.real.sum().backward()
 
 
-# ---- GPU: host geev, against torch CUDA -------------------------------------------------------
+# ---- GPU: cuSOLVER's Xgeev, against torch CUDA -------------------------------------------------
 
 gpu = pytest.mark.gpu
 
@@ -229,3 +230,59 @@ def test_gpu_eig_grad_against_torch():
     (tw.abs().sum() + tV.abs().sum()).backward()
     assert A.grad.device.type == "cuda"
     np.testing.assert_allclose(A.grad.cpu().numpy(), tA.grad.cpu().numpy(), atol=1e-8)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("batch", [(), (3,), (2, 2)])
+def test_gpu_eig_real_conjugate_pairs(torch, dtype, batch):
+    # A = Q D Q^T, D block diagonal: eigenvalues 1 +- 2i, -0.5 +- 0.25i, 3 and -2
+    n = 6
+    d = np.zeros((n, n))
+    d[0:2, 0:2] = [[1.0, -2.0], [2.0, 1.0]]
+    d[2:4, 2:4] = [[-0.5, -0.25], [0.25, -0.5]]
+    d[4, 4], d[5, 5] = 3.0, -2.0
+    q = np.linalg.qr(rng().standard_normal(batch + (n, n)))[0]
+    a = (q @ d @ np.swapaxes(q, -1, -2)).astype(dtype)
+    A = ember.tensor(a).cuda()
+    w, V = LA.eig(A)
+    assert w.device.type == "cuda" and V.device.type == "cuda"
+    assert w.dtype == OUT[getattr(ember, dtype)] and V.dtype == w.dtype
+    np.testing.assert_array_equal(A.cpu().numpy(), a)  # the input is left as it was
+    tol = 1e-4 if dtype == "float32" else 1e-10
+    wn, vn = w.cpu().numpy().astype(np.complex128), V.cpu().numpy().astype(np.complex128)
+    expected = np.array([1 + 2j, 1 - 2j, -0.5 + 0.25j, -0.5 - 0.25j, 3, -2])
+    np.testing.assert_allclose(sorted_eigs(wn), sorted_eigs(np.broadcast_to(expected, wn.shape)),
+                               atol=tol * 10)
+    a64 = a.astype(np.float64)
+    assert np.abs(a64 @ vn - vn * wn[..., None, :]).max() < tol * 10
+    np.testing.assert_allclose(np.linalg.norm(vn, axis=-2), 1.0, atol=tol)
+    # LAPACK's normalisation: each vector's largest component is real
+    big = np.take_along_axis(vn, np.abs(vn).argmax(-2)[..., None, :], -2)
+    assert np.abs(big.imag).max() < tol * 10
+    # each pair's vectors are conjugates of each other
+    for wb, vb in zip(wn.reshape(-1, n), vn.reshape(-1, n, n)):
+        for j in np.flatnonzero(wb.imag > 0):
+            k = int(np.argmin(np.abs(wb - np.conj(wb[j]))))
+            assert abs(wb[k] - np.conj(wb[j])) < tol * 10
+            np.testing.assert_allclose(vb[:, k], np.conj(vb[:, j]), atol=tol)
+    # eigvals computes no vectors: the same eigenvalues, as torch's
+    wv = LA.eigvals(A)
+    assert wv.device.type == "cuda"
+    np.testing.assert_allclose(sorted_eigs(wv.cpu().numpy()),
+                               sorted_eigs(torch.linalg.eigvals(torch.from_numpy(a).cuda())
+                                           .cpu().numpy()), atol=tol * 10)
+
+
+@gpu
+def test_gpu_eig_errors_and_process_usable(torch):
+    A = ember.tensor(rng().standard_normal((3, 3))).cuda()
+    A[1, 2] = float("nan")
+    with pytest.raises(RuntimeError, match="should not contain infs or NaNs"):
+        LA.eig(A)
+    w = LA.eigvals(ember.stack([A, A.nan_to_num()]))
+    assert np.isnan(w[0].cpu().numpy()).all() and not np.isnan(w[1].cpu().numpy()).any()
+    with pytest.raises(RuntimeError, match="must be batches of square matrices"):
+        LA.eig(ember.ones(2, 3, device="cuda"))
+    X = ember.tensor(rng().standard_normal((4, 4))).cuda()
+    check_eig(X.cpu(), *(t.cpu() for t in LA.eig(X)), ember.float64)

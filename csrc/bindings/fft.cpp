@@ -96,6 +96,14 @@ void bind_fft(py::module_& m) {
     return false;
 #endif
   }, "Whether libcufft has been opened (ember.fft on the GPU opens it at first use).");
+  s.def("cufft_load", []() -> std::string {
+#if EMBER_WITH_CUDA
+    return F::cufft_api().path;
+#else
+    no_cuda();
+#endif
+  }, "Opens cuFFT and resolves its entry points (dlopen and dlsym only: no GPU needed); "
+     "-> the file it was loaded from.");
 }
 
 }  // namespace ember::bindings

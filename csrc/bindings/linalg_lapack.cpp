@@ -100,6 +100,28 @@ void bind_linalg_lapack(py::module_& m) {
     return false;
 #endif
   });
+  s.def(
+      "cusolver_load",
+      []() -> std::string {
+#if EMBER_WITH_CUDA
+        return L::internal::cusolver_path();
+#else
+        throw Error("ember was built without CUDA: there is no cuSOLVER to load");
+#endif
+      },
+      "Opens cuSOLVER and resolves its entry points (dlopen and dlsym only: no GPU needed); "
+      "-> the file it was loaded from.");
+  s.def(
+      "geev_on_device",
+      [] {
+#if EMBER_WITH_CUDA
+        return L::internal::geev_available();
+#else
+        return false;
+#endif
+      },
+      "Whether eig/eigvals of CUDA tensors run on the GPU (the loaded cuSOLVER has Xgeev) "
+      "rather than on the host.");
 }
 
 }  // namespace ember::bindings

@@ -2,12 +2,10 @@
 
 #if EMBER_WITH_CUDA
 
-#include <dlfcn.h>
-
 #include <atomic>
 
-#include "runtime/dynlib.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/library_loader.hpp"
 
 #define EMBER_STR2(x) #x
 #define EMBER_STR(x) EMBER_STR2(x)
@@ -22,37 +20,27 @@ const char* const kSoname = "libnvrtc.so." EMBER_STR(EMBER_NVRTC_MAJOR);
 const char* const kPath = EMBER_CUDA_LIBRARY_DIR "/libnvrtc.so." EMBER_STR(EMBER_NVRTC_MAJOR);
 
 struct Loaded {
-  DynLib lib{kSoname, kPath};
+  LibraryLoader lib{kSoname, kPath};
   NvrtcApi api;
-  std::string missing;
-
-  template <typename Fn>
-  void resolve(Fn& fn, const char* name) {
-    fn = lib.get<Fn>(name);
-    if (!fn) missing += std::string(missing.empty() ? "" : ", ") + name;
-  }
 
   Loaded() {
     if (!lib.ok()) return;
-    resolve(api.nvrtcVersion, "nvrtcVersion");
-    resolve(api.nvrtcGetNumSupportedArchs, "nvrtcGetNumSupportedArchs");
-    resolve(api.nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs");
-    resolve(api.nvrtcCreateProgram, "nvrtcCreateProgram");
-    resolve(api.nvrtcDestroyProgram, "nvrtcDestroyProgram");
-    resolve(api.nvrtcCompileProgram, "nvrtcCompileProgram");
-    resolve(api.nvrtcGetPTXSize, "nvrtcGetPTXSize");
-    resolve(api.nvrtcGetPTX, "nvrtcGetPTX");
-    resolve(api.nvrtcGetCUBINSize, "nvrtcGetCUBINSize");
-    resolve(api.nvrtcGetCUBIN, "nvrtcGetCUBIN");
-    resolve(api.nvrtcGetProgramLogSize, "nvrtcGetProgramLogSize");
-    resolve(api.nvrtcGetProgramLog, "nvrtcGetProgramLog");
-    resolve(api.nvrtcAddNameExpression, "nvrtcAddNameExpression");
-    resolve(api.nvrtcGetLoweredName, "nvrtcGetLoweredName");
-    Dl_info info{};
-    if (api.nvrtcVersion && dladdr(reinterpret_cast<void*>(api.nvrtcVersion), &info) &&
-        info.dli_fname) {
-      api.path = info.dli_fname;
-    }
+    lib.resolve(api.nvrtcVersion, "nvrtcVersion");
+    lib.resolve(api.nvrtcGetNumSupportedArchs, "nvrtcGetNumSupportedArchs");
+    lib.resolve(api.nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs");
+    lib.resolve(api.nvrtcCreateProgram, "nvrtcCreateProgram");
+    lib.resolve(api.nvrtcDestroyProgram, "nvrtcDestroyProgram");
+    lib.resolve(api.nvrtcCompileProgram, "nvrtcCompileProgram");
+    lib.resolve(api.nvrtcGetPTXSize, "nvrtcGetPTXSize");
+    lib.resolve(api.nvrtcGetPTX, "nvrtcGetPTX");
+    lib.resolve(api.nvrtcGetCUBINSize, "nvrtcGetCUBINSize");
+    lib.resolve(api.nvrtcGetCUBIN, "nvrtcGetCUBIN");
+    lib.resolve(api.nvrtcGetProgramLogSize, "nvrtcGetProgramLogSize");
+    lib.resolve(api.nvrtcGetProgramLog, "nvrtcGetProgramLog");
+    lib.resolve(api.nvrtcAddNameExpression, "nvrtcAddNameExpression");
+    lib.resolve(api.nvrtcGetLoweredName, "nvrtcGetLoweredName");
+    lib.note_path(reinterpret_cast<const void*>(api.nvrtcVersion));
+    api.path = lib.path();
   }
 };
 
@@ -94,18 +82,18 @@ std::string arch_of(const std::vector<std::string>& options) {
 const NvrtcApi& nvrtc_api() {
   if (g_loaded.load(std::memory_order_acquire)) return loaded().api;
   Loaded& l = loaded();
-  if (!l.lib.ok()) {
-    throw Error(detail::str(
-        "ember could not open NVRTC, which compiling CUDA kernels at run time needs: ",
-        l.lib.error(), ". Install the CUDA toolkit's NVRTC (libnvrtc.so.",
-        EMBER_STR(EMBER_NVRTC_MAJOR),
-        ", e.g. the nvidia-cuda-nvrtc wheel) and make it findable through LD_LIBRARY_PATH or "
-        "ldconfig."));
-  }
-  if (!l.missing.empty()) {
-    throw Error(detail::str("the NVRTC library ember opened (", l.api.path, ") lacks ", l.missing,
-                            ": install the NVRTC of CUDA ", EMBER_STR(EMBER_NVRTC_MAJOR), "."));
-  }
+  l.lib.require(
+      [](const std::string& error) {
+        return detail::str(
+            "ember could not open NVRTC, which compiling CUDA kernels at run time needs: ", error,
+            ". Install the CUDA toolkit's NVRTC (libnvrtc.so.", EMBER_STR(EMBER_NVRTC_MAJOR),
+            ", e.g. the nvidia-cuda-nvrtc wheel) and make it findable through LD_LIBRARY_PATH or "
+            "ldconfig.");
+      },
+      [](const std::string& path, const std::string& missing) {
+        return detail::str("the NVRTC library ember opened (", path, ") lacks ", missing,
+                           ": install the NVRTC of CUDA ", EMBER_STR(EMBER_NVRTC_MAJOR), ".");
+      });
   g_loaded.store(true, std::memory_order_release);
   return l.api;
 }

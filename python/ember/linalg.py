@@ -12,11 +12,10 @@ Autograd: every differentiable result is an ``ember.autograd.Function`` whose ba
 torch's formula in ember ops (so gradients of gradients work too), or a composition of
 differentiable functions (det, pinv, norms, matrix_exp, ...).
 
-Dtypes: float32, float64, complex64 and complex128 (LAPACK's s/d/c/z routines; the formulas
-use adjoints, ``.mH``). On the GPU, cuSOLVER runs the real dtypes; complex CUDA operands and
-``eig``/``eigvals`` (as torch, which runs geev on the host through MAGMA) are factored on the
-host: the operands are copied to the CPU, LAPACK runs there, and the results are copied back
-(those calls synchronise).
+Dtypes: float32, float64, complex64 and complex128 (LAPACK's and cuSOLVER's s/d/c/z routines;
+the formulas use adjoints, ``.mH``). ``eig``/``eigvals`` on the GPU use cuSOLVER's Xgeev, or
+LAPACK on the host when the loaded cuSOLVER predates it (CUDA < 12.6); ``ldl_factor``/
+``ldl_solve`` run on the host (copies both ways).
 """
 import math
 from collections import namedtuple
@@ -28,40 +27,7 @@ from ember.autograd.function import Function
 
 _Tensor = _C.Tensor
 
-# What each core overwrites (argument positions): copied back after a host run.
-_CORE_WRITES = {"lu_factor_": (0,), "lu_solve_": (2,), "cholesky_": (0,),
-                "cholesky_solve_": (1,), "triangular_solve_": (1,), "geqrf_": (0,),
-                "orgqr_": (0,), "ormqr_": (2,), "syevd_": (0,), "svd_": (), "lstsq_": (0, 1),
-                "geev_": (), "ldl_factor_": (0,), "ldl_solve_": (2,)}
-
-
-class _Cores:
-    """ember._C._linalg's cores; complex CUDA operands run on the host (cuSOLVER's cores
-    here take float32/float64): tensors go to the CPU, the overwritten ones come back."""
-
-    def __getattr__(self, name):
-        core = getattr(_C._linalg, name)
-        writes = _CORE_WRITES.get(name)
-        if writes is None:
-            return core
-
-        def call(*args):
-            dev = next((a.device for a in args if isinstance(a, _Tensor) and a.is_cuda), None)
-            if dev is None or not any(isinstance(a, _Tensor) and a.dtype.is_complex
-                                      for a in args):
-                return core(*args)
-            host = [a.cpu() if isinstance(a, _Tensor) else a for a in args]
-            r = core(*host)
-            for i in writes:
-                args[i].copy_(host[i])
-            if isinstance(r, tuple):
-                return tuple(x.to(dev) if isinstance(x, _Tensor) else x for x in r)
-            return r.to(dev) if isinstance(r, _Tensor) else r
-
-        return call
-
-
-_L = _Cores()
+_L = _C._linalg
 
 __all__ = ["LinAlgError", "cross", "solve", "solve_ex", "solve_triangular", "inv", "inv_ex",
            "det", "slogdet", "cholesky", "cholesky_ex", "qr", "lu", "lu_factor", "lu_factor_ex",
@@ -824,15 +790,9 @@ def eigvalsh(A, UPLO="L", *, out=None):
 # ---- nonsymmetric eigenproblem --------------------------------------------------------------
 
 def _geev(A, vectors):
-    """(w, V or None, info) of A by LAPACK's geev on the host (torch, too, runs geev on the
-    CPU for CUDA tensors); the results go back to A's device."""
-    dev = A.device
-    X = _fclone(A.cpu() if A.is_cuda else A)
-    w, V, info = _C._linalg.geev_(X, vectors)
-    if A.is_cuda:
-        w, info = w.to(dev), info.to(dev)
-        V = V.to(dev) if V is not None else None
-    return w, V, info
+    """(w, V or None, info) of A by geev: LAPACK on the CPU, cuSOLVER's Xgeev on the GPU (the
+    core falls back to LAPACK on the host when the loaded cuSOLVER lacks it)."""
+    return _L.geev_(_fclone(A), vectors)
 
 
 class _EigFn(Function):
@@ -900,9 +860,8 @@ def _eig_impl(A, vectors, fn):
 
 def eig(A, *, out=None):
     """torch.linalg.eig: (eigenvalues, eigenvectors), complex (complex64 for float32 and
-    complex64 input, complex128 otherwise), by LAPACK's geev: the eigenvectors have unit
-    2-norm and their largest component real, as torch's. CUDA inputs are solved on the host
-    (as torch does through MAGMA) and the results copied back."""
+    complex64 input, complex128 otherwise), by geev (LAPACK's, cuSOLVER's Xgeev on the GPU):
+    the eigenvectors have unit 2-norm and their largest component real, as torch's."""
     w, V = _eig_impl(A, True, "linalg.eig")
     if out is not None:
         _copy_out(w, out[0])
@@ -1138,7 +1097,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         X = Bf[..., :n, :]
     if _C.is_grad_enabled() and (A.requires_grad or B.requires_grad):
         X = _C.matmul(pinv(A), Bm)
-    residuals = _C.empty((0,), dtype=A.dtype, device=A.device)
+    residuals = _C.empty((0,), dtype=_real_dtype(A.dtype), device=A.device)
     if m > n and driver != "gelsy":
         full = rank is None or bool((rank == n).all())
         if full:

@@ -57,6 +57,14 @@ struct Loaded {
     resolve(blas, api.cublasDgetrsBatched, "cublasDgetrsBatched");
     resolve(blas, api.cublasSgeqrfBatched, "cublasSgeqrfBatched");
     resolve(blas, api.cublasDgeqrfBatched, "cublasDgeqrfBatched");
+    resolve(blas, api.cublasCtrsmV2, "cublasCtrsm_v2");
+    resolve(blas, api.cublasZtrsmV2, "cublasZtrsm_v2");
+    resolve(blas, api.cublasCgetrfBatched, "cublasCgetrfBatched");
+    resolve(blas, api.cublasZgetrfBatched, "cublasZgetrfBatched");
+    resolve(blas, api.cublasCgetrsBatched, "cublasCgetrsBatched");
+    resolve(blas, api.cublasZgetrsBatched, "cublasZgetrsBatched");
+    resolve(blas, api.cublasCgeqrfBatched, "cublasCgeqrfBatched");
+    resolve(blas, api.cublasZgeqrfBatched, "cublasZgeqrfBatched");
     resolve(lt, api.cublasLtCreate, "cublasLtCreate");
     resolve(lt, api.cublasLtMatmul, "cublasLtMatmul");
     resolve(lt, api.cublasLtMatmulDescCreate, "cublasLtMatmulDescCreate");

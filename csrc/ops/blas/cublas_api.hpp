@@ -68,6 +68,14 @@ struct CublasApi {
   decltype(&::cublasDgetrsBatched) cublasDgetrsBatched = nullptr;
   decltype(&::cublasSgeqrfBatched) cublasSgeqrfBatched = nullptr;
   decltype(&::cublasDgeqrfBatched) cublasDgeqrfBatched = nullptr;
+  decltype(&::cublasCtrsm_v2) cublasCtrsmV2 = nullptr;
+  decltype(&::cublasZtrsm_v2) cublasZtrsmV2 = nullptr;
+  decltype(&::cublasCgetrfBatched) cublasCgetrfBatched = nullptr;
+  decltype(&::cublasZgetrfBatched) cublasZgetrfBatched = nullptr;
+  decltype(&::cublasCgetrsBatched) cublasCgetrsBatched = nullptr;
+  decltype(&::cublasZgetrsBatched) cublasZgetrsBatched = nullptr;
+  decltype(&::cublasCgeqrfBatched) cublasCgeqrfBatched = nullptr;
+  decltype(&::cublasZgeqrfBatched) cublasZgeqrfBatched = nullptr;
 
   // libcublasLt
   decltype(&::cublasLtCreate) cublasLtCreate = nullptr;

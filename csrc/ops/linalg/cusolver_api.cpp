@@ -2,13 +2,11 @@
 
 #if EMBER_WITH_CUDA
 
-#include <dlfcn.h>
-
 #include <atomic>
 
 #include "runtime/cuda_device.hpp"
-#include "runtime/dynlib.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/library_loader.hpp"
 #include "runtime/stream.hpp"
 
 #define EMBER_STR2(x) #x
@@ -24,54 +22,53 @@ const char* const kSoname = "libcusolver.so." EMBER_STR(CUSOLVER_VER_MAJOR);
 const char* const kPath = EMBER_CUDA_LIBRARY_DIR "/libcusolver.so." EMBER_STR(CUSOLVER_VER_MAJOR);
 
 struct Loaded {
-  DynLib lib{kSoname, kPath};
+  LibraryLoader lib{kSoname, kPath};
   CusolverApi api;
-  std::string missing;
-
-  template <typename Fn>
-  void resolve(Fn& fn, const char* name) {
-    fn = lib.get<Fn>(name);
-    if (!fn) missing += std::string(missing.empty() ? "" : ", ") + name;
-  }
 
   Loaded() {
     if (!lib.ok()) return;
-    resolve(api.Create, "cusolverDnCreate");
-    resolve(api.SetStream, "cusolverDnSetStream");
-    resolve(api.CreateSyevjInfo, "cusolverDnCreateSyevjInfo");
-    resolve(api.CreateGesvdjInfo, "cusolverDnCreateGesvdjInfo");
-    resolve(api.DestroySyevjInfo, "cusolverDnDestroySyevjInfo");
-    resolve(api.DestroyGesvdjInfo, "cusolverDnDestroyGesvdjInfo");
-    resolve(api.XgesvdjSetMaxSweeps, "cusolverDnXgesvdjSetMaxSweeps");
-#define EMBER_RESOLVE_PAIR(name)                   \
-  resolve(api.S##name, "cusolverDnS" #name);       \
-  resolve(api.D##name, "cusolverDnD" #name);
-    EMBER_RESOLVE_PAIR(getrf_bufferSize)
-    EMBER_RESOLVE_PAIR(getrf)
-    EMBER_RESOLVE_PAIR(getrs)
-    EMBER_RESOLVE_PAIR(potrf_bufferSize)
-    EMBER_RESOLVE_PAIR(potrf)
-    EMBER_RESOLVE_PAIR(potrs)
-    EMBER_RESOLVE_PAIR(potrfBatched)
-    EMBER_RESOLVE_PAIR(geqrf_bufferSize)
-    EMBER_RESOLVE_PAIR(geqrf)
-    EMBER_RESOLVE_PAIR(orgqr_bufferSize)
-    EMBER_RESOLVE_PAIR(orgqr)
-    EMBER_RESOLVE_PAIR(ormqr_bufferSize)
-    EMBER_RESOLVE_PAIR(ormqr)
-    EMBER_RESOLVE_PAIR(syevd_bufferSize)
-    EMBER_RESOLVE_PAIR(syevd)
-    EMBER_RESOLVE_PAIR(syevjBatched_bufferSize)
-    EMBER_RESOLVE_PAIR(syevjBatched)
-    EMBER_RESOLVE_PAIR(gesvdj_bufferSize)
-    EMBER_RESOLVE_PAIR(gesvdj)
-    EMBER_RESOLVE_PAIR(gesvdjBatched_bufferSize)
-    EMBER_RESOLVE_PAIR(gesvdjBatched)
-#undef EMBER_RESOLVE_PAIR
-    Dl_info info{};
-    if (api.Create && dladdr(reinterpret_cast<void*>(api.Create), &info) && info.dli_fname) {
-      api.path = info.dli_fname;
-    }
+    lib.resolve(api.Create, "cusolverDnCreate");
+    lib.resolve(api.SetStream, "cusolverDnSetStream");
+    lib.resolve(api.CreateParams, "cusolverDnCreateParams");
+    lib.resolve(api.CreateSyevjInfo, "cusolverDnCreateSyevjInfo");
+    lib.resolve(api.CreateGesvdjInfo, "cusolverDnCreateGesvdjInfo");
+    lib.resolve(api.DestroySyevjInfo, "cusolverDnDestroySyevjInfo");
+    lib.resolve(api.DestroyGesvdjInfo, "cusolverDnDestroyGesvdjInfo");
+    lib.resolve(api.XgesvdjSetMaxSweeps, "cusolverDnXgesvdjSetMaxSweeps");
+#define EMBER_RESOLVE_TYPED(name, cname)                \
+  lib.resolve(api.S##name, "cusolverDnS" #name);        \
+  lib.resolve(api.D##name, "cusolverDnD" #name);        \
+  lib.resolve(api.C##cname, "cusolverDnC" #cname);      \
+  lib.resolve(api.Z##cname, "cusolverDnZ" #cname);
+#define EMBER_RESOLVE_QUAD(name) EMBER_RESOLVE_TYPED(name, name)
+    EMBER_RESOLVE_QUAD(getrf_bufferSize)
+    EMBER_RESOLVE_QUAD(getrf)
+    EMBER_RESOLVE_QUAD(getrs)
+    EMBER_RESOLVE_QUAD(potrf_bufferSize)
+    EMBER_RESOLVE_QUAD(potrf)
+    EMBER_RESOLVE_QUAD(potrs)
+    EMBER_RESOLVE_QUAD(potrfBatched)
+    EMBER_RESOLVE_QUAD(geqrf_bufferSize)
+    EMBER_RESOLVE_QUAD(geqrf)
+    EMBER_RESOLVE_TYPED(orgqr_bufferSize, ungqr_bufferSize)
+    EMBER_RESOLVE_TYPED(orgqr, ungqr)
+    EMBER_RESOLVE_TYPED(ormqr_bufferSize, unmqr_bufferSize)
+    EMBER_RESOLVE_TYPED(ormqr, unmqr)
+    EMBER_RESOLVE_TYPED(syevd_bufferSize, heevd_bufferSize)
+    EMBER_RESOLVE_TYPED(syevd, heevd)
+    EMBER_RESOLVE_TYPED(syevjBatched_bufferSize, heevjBatched_bufferSize)
+    EMBER_RESOLVE_TYPED(syevjBatched, heevjBatched)
+    EMBER_RESOLVE_QUAD(gesvdj_bufferSize)
+    EMBER_RESOLVE_QUAD(gesvdj)
+    EMBER_RESOLVE_QUAD(gesvdjBatched_bufferSize)
+    EMBER_RESOLVE_QUAD(gesvdjBatched)
+#undef EMBER_RESOLVE_QUAD
+#undef EMBER_RESOLVE_TYPED
+    lib.resolve_optional(api.Xgeev_bufferSize, "cusolverDnXgeev_bufferSize");
+    lib.resolve_optional(api.Xgeev, "cusolverDnXgeev");
+    if (!api.Xgeev_bufferSize) api.Xgeev = nullptr;
+    lib.note_path(reinterpret_cast<const void*>(api.Create));
+    api.path = lib.path();
   }
 };
 
@@ -91,19 +88,19 @@ thread_local ThreadHandles t_handles;
 const CusolverApi& cusolver_api() {
   if (g_loaded.load(std::memory_order_acquire)) return loaded().api;
   Loaded& l = loaded();
-  if (!l.lib.ok()) {
-    throw Error(detail::str(
-        "ember could not open cuSOLVER (libcusolver.so.", EMBER_STR(CUSOLVER_VER_MAJOR),
-        "), which linear algebra on the GPU needs: ", l.lib.error(),
-        ". Install the CUDA toolkit's cuSOLVER (e.g. the nvidia-cusolver wheel) and make it "
-        "findable through LD_LIBRARY_PATH or ldconfig."));
-  }
-  if (!l.missing.empty()) {
-    throw Error(detail::str("the cuSOLVER library ember opened (", l.api.path, ") lacks ",
-                            l.missing, ": it is older than the cuSOLVER ",
-                            EMBER_STR(CUSOLVER_VER_MAJOR),
-                            " ember was built with. Install a matching cuSOLVER."));
-  }
+  l.lib.require(
+      [](const std::string& error) {
+        return detail::str(
+            "ember could not open cuSOLVER (libcusolver.so.", EMBER_STR(CUSOLVER_VER_MAJOR),
+            "), which linear algebra on the GPU needs: ", error,
+            ". Install the CUDA toolkit's cuSOLVER (e.g. the nvidia-cusolver wheel) and make it "
+            "findable through LD_LIBRARY_PATH or ldconfig.");
+      },
+      [](const std::string& path, const std::string& missing) {
+        return detail::str("the cuSOLVER library ember opened (", path, ") lacks ", missing,
+                           ": it is older than the cuSOLVER ", EMBER_STR(CUSOLVER_VER_MAJOR),
+                           " ember was built with. Install a matching cuSOLVER.");
+      });
   g_loaded.store(true, std::memory_order_release);
   return l.api;
 }
@@ -122,6 +119,18 @@ cusolverDnHandle_t cusolver_handle(int device) {
     t.bound[device] = stream;
   }
   return t.h[device];
+}
+
+cusolverDnParams_t cusolver_params() {
+  const CusolverApi& api = cusolver_api();
+  // The default options are read-only to the solvers: one object serves every
+  // thread and device (never destroyed, as the handles).
+  static cusolverDnParams_t params = [&] {
+    cusolverDnParams_t p = nullptr;
+    EMBER_CUSOLVER_CHECK(api.CreateParams(&p));
+    return p;
+  }();
+  return params;
 }
 
 }  // namespace ember::ops::linalg

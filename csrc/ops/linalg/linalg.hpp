@@ -7,9 +7,8 @@
 // - Matrices are "batched column-major": shape (..., m, n) whose .mT is
 //   contiguous (strides (..., m*n, 1, m)), LAPACK's order; every operand of a
 //   call has the same batch dims. The `_`-suffixed cores overwrite them.
-// - dtype float32, float64, complex64 or complex128 (the CPU's c/z routines; the
-//   GPU cores take float32/float64 only: ember.linalg factors complex CUDA
-//   operands on the host), all operands alike, on one device. `trans` means
+// - dtype float32, float64, complex64 or complex128 (LAPACK's and cuSOLVER's
+//   s/d/c/z routines), all operands alike, on one device. `trans` means
 //   the conjugate transpose for complex types (LAPACK's 'C', torch's adjoint).
 // - info tensors are int32 (batch...) on the matrices' device: LAPACK's info
 //   for each matrix (0: success, >0: the routine's failure index), written
@@ -49,7 +48,8 @@ std::tuple<Tensor, Tensor> syevd_(const Tensor& A, bool upper, bool vectors);
 // SVD, A destroyed. -> (U (m x ucols), S (min(m,n)), Vh (vrows x n), info);
 // U and Vh are empty tensors when !vectors. full: ucols = m, vrows = n, else k.
 std::tuple<Tensor, Tensor, Tensor, Tensor> svd_(const Tensor& A, bool full, bool vectors);
-// Nonsymmetric eigenproblem on the CPU (geev), A (n x n) destroyed. -> (eigenvalues
+// Nonsymmetric eigenproblem (geev; on the GPU when geev_available()), A (n x n) destroyed. ->
+// (eigenvalues
 // (..., n) and, when `vectors`, right eigenvectors (..., n, n) column-major, both
 // complex (complex64 for float32 and complex64 input, complex128 otherwise), LAPACK's
 // normalisation: unit 2-norm, largest component real; info). V is undefined when
@@ -82,7 +82,17 @@ void orgqr_cuda(const Tensor& A, const Tensor& tau);
 void ormqr_cuda(const Tensor& A, const Tensor& tau, const Tensor& C, bool left, bool trans);
 std::tuple<Tensor, Tensor> syevd_cuda(const Tensor& A, bool upper, bool vectors);
 std::tuple<Tensor, Tensor, Tensor, Tensor> svd_cuda(const Tensor& A, bool full, bool vectors);
+// cuSOLVER's Xgeev: only when geev_available() (the loaded cuSOLVER has it; opens
+// cuSOLVER; false when it cannot be opened).
+bool geev_available() noexcept;
+std::tuple<Tensor, Tensor, Tensor> geev_cuda(const Tensor& A, bool vectors);
+// V (complex, column-major n x n) from a real geev's packed vectors VR (real,
+// column-major) and eigenvalues w: a pair w_j, w_{j+1} = conj(w_j) with
+// Im w_j > 0 has the vectors VR[:, j] +- i VR[:, j + 1] (geev_unpack.cu).
+void unpack_real_eigenvectors_cuda(const Tensor& VR, const Tensor& w, const Tensor& V);
 bool cusolver_loaded() noexcept;
+// Opens cuSOLVER (throws when it cannot) -> the file it came from.
+std::string cusolver_path();
 }  // namespace internal
 
 }  // namespace ember::ops::linalg

@@ -1,5 +1,6 @@
 // Helpers the CPU (linalg_cpu.cpp) and GPU (linalg_cuda.cpp) cores share: batch
-// bookkeeping of (..., m, n) operands and the float/double dispatch.
+// bookkeeping of (..., m, n) operands and the CPU cores' dtype dispatch (the GPU's,
+// over cuSOLVER's element types, is linalg_cuda.cpp's solver_dispatch).
 #pragma once
 
 #include <complex>
@@ -23,16 +24,6 @@ inline Shape batch_shape(const Tensor& t) {
 inline Shape with(Shape s, std::initializer_list<int64_t> tail) {
   for (int64_t v : tail) s.push_back(v);
   return s;
-}
-
-// f(double{}) for float64, f(float{}) otherwise (the cores take float32/float64).
-template <typename F>
-void real_dispatch(ScalarType t, F&& f) {
-  if (t == ScalarType::Float64) {
-    f(double{});
-  } else {
-    f(float{});
-  }
 }
 
 // f(T{}) with T float, double, std::complex<float> or std::complex<double>

@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ops/copy/copy.hpp"
 #include "ops/linalg/lapack_api.hpp"
 #include "ops/linalg/linalg.hpp"
 #include "ops/linalg/linalg_common.hpp"
@@ -64,14 +65,6 @@ char op_char(bool trans) {
   return lapack::is_complex_element<T> ? 'C' : 'T';
 }
 
-#if EMBER_WITH_CUDA
-// The GPU cores take float32/float64; ember.linalg runs complex CUDA operands on the host.
-void check_cuda_real(const Tensor& t, const char* fn) {
-  EMBER_CHECK(!is_complex(t.dtype()), fn, ": internal error: complex matrices are factored on "
-              "the host (ember.linalg copies them there)");
-}
-#endif
-
 }  // namespace
 
 std::string lapack_library() { return lapack::library_path(); }
@@ -80,7 +73,6 @@ std::tuple<Tensor, Tensor> lu_factor_(const Tensor& A) {
   check_fortran(A, "lu_factor", "A");
 #if EMBER_WITH_CUDA
   if (A.is_cuda()) {
-    check_cuda_real(A, "lu_factor");
     return internal::lu_factor_cuda(A);
   }
 #endif
@@ -107,7 +99,6 @@ void lu_solve_(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool tra
               "lu_solve: internal error: pivots must be contiguous int32");
 #if EMBER_WITH_CUDA
   if (LU.is_cuda()) {
-    check_cuda_real(LU, "lu_solve");
     return internal::lu_solve_cuda(LU, pivots, B, trans);
   }
 #endif
@@ -127,7 +118,6 @@ Tensor cholesky_(const Tensor& A, bool upper) {
   check_fortran(A, "cholesky", "A");
 #if EMBER_WITH_CUDA
   if (A.is_cuda()) {
-    check_cuda_real(A, "cholesky");
     return internal::cholesky_cuda(A, upper);
   }
 #endif
@@ -149,7 +139,6 @@ void cholesky_solve_(const Tensor& L, const Tensor& B, bool upper) {
   check_like(L, B, "cholesky_solve");
 #if EMBER_WITH_CUDA
   if (L.is_cuda()) {
-    check_cuda_real(L, "cholesky_solve");
     return internal::cholesky_solve_cuda(L, B, upper);
   }
 #endif
@@ -171,7 +160,6 @@ void triangular_solve_(const Tensor& A, const Tensor& B, bool upper, bool left, 
   check_like(A, B, "solve_triangular");
 #if EMBER_WITH_CUDA
   if (A.is_cuda()) {
-    check_cuda_real(A, "triangular_solve");
     return internal::triangular_solve_cuda(A, B, upper, left, trans, unitriangular);
   }
 #endif
@@ -191,7 +179,6 @@ Tensor geqrf_(const Tensor& A) {
   check_fortran(A, "geqrf", "A");
 #if EMBER_WITH_CUDA
   if (A.is_cuda()) {
-    check_cuda_real(A, "geqrf");
     return internal::geqrf_cuda(A);
   }
 #endif
@@ -213,7 +200,6 @@ void orgqr_(const Tensor& A, const Tensor& tau) {
               "householder_product: internal error: tau must be contiguous");
 #if EMBER_WITH_CUDA
   if (A.is_cuda()) {
-    check_cuda_real(A, "orgqr");
     return internal::orgqr_cuda(A, tau);
   }
 #endif
@@ -233,7 +219,6 @@ void ormqr_(const Tensor& A, const Tensor& tau, const Tensor& C, bool left, bool
   check_like(A, C, "ormqr");
 #if EMBER_WITH_CUDA
   if (A.is_cuda()) {
-    check_cuda_real(A, "ormqr");
     return internal::ormqr_cuda(A, tau, C, left, trans);
   }
 #endif
@@ -253,7 +238,6 @@ std::tuple<Tensor, Tensor> syevd_(const Tensor& A, bool upper, bool vectors) {
   check_fortran(A, "eigh", "A");
 #if EMBER_WITH_CUDA
   if (A.is_cuda()) {
-    check_cuda_real(A, "syevd");
     return internal::syevd_cuda(A, upper, vectors);
   }
 #endif
@@ -277,7 +261,6 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> svd_(const Tensor& A, bool full, bool
   check_fortran(A, "svd", "A");
 #if EMBER_WITH_CUDA
   if (A.is_cuda()) {
-    check_cuda_real(A, "svd");
     return internal::svd_cuda(A, full, vectors);
   }
 #endif
@@ -311,9 +294,20 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> svd_(const Tensor& A, bool full, bool
 
 std::tuple<Tensor, Tensor, Tensor> geev_(const Tensor& A, bool vectors) {
   check_fortran(A, "eig", "A");
-  EMBER_CHECK(A.is_cpu(), "eig: internal error: geev runs on the CPU");
   const int64_t n = A.size(-1), nb = batch_count(A);
   EMBER_CHECK(A.size(-2) == n, "eig: internal error: A must be square");
+  if (!A.is_cpu()) {
+#if EMBER_WITH_CUDA
+    if (internal::geev_available()) return internal::geev_cuda(A, vectors);
+#endif
+    // A cuSOLVER without Xgeev (older than CUDA 12.6): LAPACK on the host, as
+    // torch's MAGMA path, and the results copied back.
+    Tensor host = ops::to(A, Device(DeviceType::CPU), A.dtype());
+    auto [w, V, info] = geev_(host, vectors);
+    const Device dev = A.device();
+    return {ops::to(w, dev, w.dtype()), V.defined() ? ops::to(V, dev, V.dtype()) : V,
+            ops::to(info, dev, info.dtype())};
+  }
   const ScalarType ct = (A.dtype() == ScalarType::Float32 || A.dtype() == ScalarType::ComplexFloat)
                             ? ScalarType::ComplexFloat
                             : ScalarType::ComplexDouble;
