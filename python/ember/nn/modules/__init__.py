@@ -45,6 +45,7 @@ __all__ += ["CELU", "SELU", "Hardshrink", "Threshold", "PReLU", "RReLU", "Dropou
 from ember.nn.modules.activation import (  # noqa: E402,F401
     ReLU6, Hardtanh, Hardswish, Hardsigmoid, Mish, GLU, Softsign, Softshrink, Tanhshrink,
     LogSigmoid, Softmin, Softmax2d)
+from ember.nn.modules.lazy import LazyLinear  # noqa: E402,F401
 
 __all__ += ["ReLU6", "Hardtanh", "Hardswish", "Hardsigmoid", "Mish", "GLU", "Softsign",
-            "Softshrink", "Tanhshrink", "LogSigmoid", "Softmin", "Softmax2d"]
+            "Softshrink", "Tanhshrink", "LogSigmoid", "Softmin", "Softmax2d", "LazyLinear"]
