@@ -50,7 +50,7 @@ Tensor activation(ActivationOp op, const Tensor& x, const ActivationArgs& args, 
   if (!is_floating(x.dtype())) not_implemented(activation_name(op), x.dtype(), cuda);
   const ElementwiseSpec spec{activation_name(op), x.dtype(), x.dtype(), x.dtype(), true};
   const Operand in(x);
-  const ElementwiseIter it = make_elementwise(spec, out, inplace, {&in});
+  const ElementwiseIter it = make_elementwise(spec, inplace ? x : out, inplace, {&in});
   run(op, it, args, false, false);
   return it.out;
 }

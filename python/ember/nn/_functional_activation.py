@@ -49,7 +49,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if _floating(input):
-        return _hardtanh(input, min_val, max_val, inplace)
+        r = _hardtanh(input, min_val, max_val, inplace)
+        return input if inplace else r
     # integers: torch's clamp (the bounds truncated to the dtype)
     if inplace:
         return input.clamp_(min_val, max_val)
@@ -68,7 +69,8 @@ def relu6(input, inplace=False):
 def threshold(input, threshold, value, inplace=False):
     """x where x > threshold, else value."""
     if _floating(input):
-        return _threshold(input, threshold, value, inplace)
+        r = _threshold(input, threshold, value, inplace)
+        return input if inplace else r
     v = _C.full((), value, dtype=input.dtype, device=input.device)
     return _inplace(input, _C.where(input > threshold, input, v), inplace)
 
@@ -81,16 +83,19 @@ def threshold_(input, threshold, value):
 
 def elu(input, alpha=1.0, inplace=False):
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
-    return _elu(input, alpha, 1.0, 1.0, inplace)
+    r = _elu(input, alpha, 1.0, 1.0, inplace)
+    return input if inplace else r
 
 
 def elu_(input, alpha=1.0):
-    return _elu(input, alpha, 1.0, 1.0, True)
+    _elu(input, alpha, 1.0, 1.0, True)
+    return input
 
 
 def selu(input, inplace=False):
     """scale * elu(x, alpha) with the self-normalising constants."""
-    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
+    r = _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
+    return input if inplace else r
 
 
 def selu_(input):
@@ -101,7 +106,8 @@ def celu(input, alpha=1.0, inplace=False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _elu(input, alpha, 1.0, 1.0 / alpha, inplace)
+    r = _elu(input, alpha, 1.0, 1.0 / alpha, inplace)
+    return input if inplace else r
 
 
 def celu_(input, alpha=1.0):
@@ -112,21 +118,25 @@ def celu_(input, alpha=1.0):
 
 def hardswish(input, inplace=False):
     """x * relu6(x + 3) / 6."""
-    return _hardswish(input, inplace)
+    r = _hardswish(input, inplace)
+    return input if inplace else r
 
 
 def hardsigmoid(input, inplace=False):
     """relu6(x + 3) / 6."""
-    return _hardsigmoid(input, inplace)
+    r = _hardsigmoid(input, inplace)
+    return input if inplace else r
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x for x > 0, negative_slope * x otherwise."""
-    return _leaky_relu(input, negative_slope, inplace)
+    r = _leaky_relu(input, negative_slope, inplace)
+    return input if inplace else r
 
 
 def leaky_relu_(input, negative_slope=0.01):
-    return _leaky_relu(input, negative_slope, True)
+    _leaky_relu(input, negative_slope, True)
+    return input
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -136,7 +146,8 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def mish(input, inplace=False):
     """x * tanh(softplus(x))."""
-    return _mish(input, inplace)
+    r = _mish(input, inplace)
+    return input if inplace else r
 
 
 def logsigmoid(input):
