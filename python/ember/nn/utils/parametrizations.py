@@ -37,6 +37,21 @@ def _make_orthogonal(a):
     return q * r.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
 
 
+def _householder_product(a, tau):
+    """linalg.householder_product, differentiable: H_1 ... H_k (the first k columns), with
+    H_i = I - tau_i v_i v_i^H and v_i column i of a below the diagonal, 1 on it, applied as
+    k rank-one updates (ember's LAPACK orgqr has no backward)."""
+    if not (ember.is_grad_enabled() and (a.requires_grad or tau.requires_grad)):
+        return ember.linalg.householder_product(a, tau)
+    n, k = a.size(-2), a.size(-1)
+    v = a.tril(-1) + ember.eye(n, k, dtype=a.dtype, device=a.device)
+    q = ember.eye(n, k, dtype=a.dtype, device=a.device).expand(*a.shape[:-2], n, k)
+    for i in reversed(range(tau.size(-1))):
+        vi = v[..., :, i:i + 1]
+        q = q - (tau[..., i:i + 1].unsqueeze(-1) * vi) @ (vi.mH @ q)
+    return q
+
+
 class _OrthMaps(Enum):
     matrix_exp = auto()
     cayley = auto()
@@ -74,7 +89,7 @@ class _Orthogonal(Module):
         else:
             a = x.tril(diagonal=-1)
             tau = 2.0 / (1.0 + (a * a).sum(dim=-2))
-            q = ember.linalg.householder_product(a, tau)
+            q = _householder_product(a, tau)
             q = q * x.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
         if "base" in self._buffers:
             q = self.base @ q
@@ -98,9 +113,10 @@ class _Orthogonal(Module):
                     raise NotImplementedError("It is not possible to assign to the matrix "
                                               "exponential or the Cayley parametrizations when "
                                               "use_trivialization=False.")
-                raise NotImplementedError("ember: assigning to the householder "
-                                          "parametrization without trivialization needs geqrf, "
-                                          "which ember does not have")
+                a, tau = ember.linalg.geqrf(q)
+                diag = a.diagonal(dim1=-2, dim2=-1)
+                diag.copy_(ember.where(tau == 0.0, -diag.sign(), diag.sign()))
+                return a.mT if transpose else a
             if n == k:
                 q = _make_orthogonal(q) if not _is_orthogonal(q) else q.clone()
             else:
