@@ -151,20 +151,41 @@ def pad(input, pad, mode="constant", value=None):
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0:
-        raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument.')
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    k_pad = len(pad) // 2
+    # torch has reflect/replicate/circular kernels for 1, 2 and 3 padded dims, each with an
+    # optional batch dim
+    if not (1 <= k_pad <= 3 and nd in (k_pad + 1, k_pad + 2)):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {nd}D input "
+                                  "tensor.")
+    if mode != "circular":
+        first = 1 if nd == k_pad + 2 else 0
+        if any(s == 0 for s in input.shape[first:]):
+            raise RuntimeError(f"Expected {k_pad + 1}D or {k_pad + 2}D (batch mode) tensor with "
+                               "possibly 0 batch size and other non-zero dimensions for input, "
+                               f"but got: {list(input.shape)}")
     x = input
-    for k in range(len(pad) // 2):
+    for k in range(k_pad):
         d = nd - 1 - k
         lo, hi = pad[2 * k], pad[2 * k + 1]
         n = x.shape[d]
         if mode == "reflect" and (lo >= n or hi >= n):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
-                               f"input dimension, but got: padding ({lo}, {hi}) at dimension "
-                               f"{d} of input {list(input.shape)}")
-        if mode == "circular" and (lo > n or hi > n):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
-        if n == 0 and (lo or hi):
-            raise RuntimeError(f"input tensor must have a non-zero size in dimension {d}")
+            raise RuntimeError(f"Argument #{4 + 2 * k}: Padding size should be less than the "
+                               f"corresponding input dimension, but got: padding ({lo}, {hi}) "
+                               f"at dimension {d} of input {list(input.shape)}")
+        if mode == "circular":
+            if lo > n or hi > n:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+            if n + lo + hi < 0:
+                raise RuntimeError("Negative padding value is resulting in an empty dimension")
+            # negative pads crop first; the wrap-around is of what is left (torch's order)
+            if lo < 0 or hi < 0:
+                x = x.narrow(d, max(-lo, 0), n - max(-lo, 0) - max(-hi, 0))
+                n, lo, hi = x.shape[d], max(lo, 0), max(hi, 0)
+            if n == 0:
+                continue
+        elif n + lo + hi < 0:
+            raise RuntimeError(f"input (W: {n}) is too small. Calculated output W: {n + lo + hi}")
         idx = _pad_index(n, lo, hi, mode, x.device)
         x = x[(slice(None),) * d + (idx,)]
     return x
