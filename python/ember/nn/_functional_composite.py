@@ -386,6 +386,8 @@ def _dropout_impl(input, p, train, feature, alpha, inplace):
     if p == 1:
         return input.mul_(0) if inplace else input * 0
     if feature:
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
         shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
     else:
         shape = list(input.shape)
