@@ -424,3 +424,18 @@ def test_unflatten_flatten_identity():
     assert tuple(nn.Flatten()(x).shape) == (2, 36)
     assert tuple(nn.Flatten(0, 1)(x).shape) == (24, 3)
     assert nn.Identity(1, 2, k=3)(x) is x
+
+
+def test_buffer_container_factory_kwargs():
+    m = nn.Module()
+    m.b = nn.Buffer(ember.ones(2))
+    m.c = nn.Buffer(ember.zeros(1), persistent=False)
+    assert list(m.state_dict()) == ["b"] and [n for n, _ in m.named_buffers()] == ["b", "c"]
+    assert isinstance(m.b, ember.Tensor) and not m.b.requires_grad
+    with pytest.warns(UserWarning, match="nn.Container is deprecated"):
+        c = nn.Container(lin=nn.Linear(2, 2))
+    assert isinstance(c.lin, nn.Linear)
+    assert nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"dtype": ember.float16}}) == {
+        "dtype": ember.float16, "device": "cpu"}
+    with pytest.raises(TypeError, match="unexpected kwargs"):
+        nn.factory_kwargs({"bogus": 1})

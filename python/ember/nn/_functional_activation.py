@@ -16,7 +16,8 @@ from ember._C import _nn
 __all__ = ["relu6", "hardtanh", "hardtanh_", "hardswish", "hardsigmoid", "elu", "elu_", "selu",
            "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_", "softplus", "mish",
            "softshrink", "hardshrink", "tanhshrink", "softsign", "logsigmoid", "threshold",
-           "threshold_", "glu", "prelu", "rrelu", "rrelu_", "softmin", "gumbel_softmax"]
+           "threshold_", "glu", "prelu", "rrelu", "rrelu_", "softmin", "gumbel_softmax",
+           "assert_int_or_pair"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -250,3 +251,9 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     index = y_soft.argmax(dim, keepdim=True)
     y_hard = ember.zeros_like(logits).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    """torch.nn.functional's argument check: arg is an int or has two elements."""
+    if not (isinstance(arg, int) or len(arg) == 2):
+        raise AssertionError(message.format(arg_name))

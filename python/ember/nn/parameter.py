@@ -1,7 +1,7 @@
 """ember.nn.Parameter: a tensor that a Module registers as one of its parameters."""
 from ember._C import Tensor
 
-__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
+__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "is_lazy", "Buffer"]
 
 
 class Parameter(Tensor):
@@ -102,4 +102,23 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
         return t
 
     def __init__(self, *args, **kwargs):
+        pass
+
+
+class Buffer(Tensor):
+    """A tensor that a Module registers as a buffer when assigned to one of its attributes
+    (torch.nn.Buffer): ``persistent`` says whether state_dict() holds it."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        from ember import empty
+        if data is None:
+            data = empty(0)
+        t = Tensor.__new__(cls)
+        Tensor.__init__(t, data.detach(), _alias=True)
+        if data.requires_grad:
+            t.requires_grad_(True)
+        t.persistent = persistent
+        return t
+
+    def __init__(self, data=None, *, persistent=True):
         pass

@@ -7,7 +7,19 @@ from ember._C import Tensor
 from ember.nn.modules.module import Module, _addindent
 from ember.nn.parameter import Parameter
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Container"]
+
+
+class Container(Module):
+    """Deprecated in torch: a Module whose constructor keywords become submodules."""
+
+    def __init__(self, **kwargs):
+        import warnings
+        super().__init__()
+        warnings.warn("nn.Container is deprecated. All of it's functionality is now implemented "
+                      "in nn.Module. Subclass that instead.", stacklevel=2)
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

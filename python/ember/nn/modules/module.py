@@ -10,7 +10,7 @@ import itertools
 
 import ember
 from ember._C import Tensor
-from ember.nn.parameter import Parameter
+from ember.nn.parameter import Buffer, Parameter
 from ember.nn.modules._backward_hook import _BackwardHook
 
 __all__ = ["Module", "RemovableHandle"]
@@ -335,6 +335,12 @@ class Module:
             modules[name] = value
             return
         buffers = d.get("_buffers")
+        if isinstance(value, Buffer):
+            if buffers is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            self._remove_from(name, d, params)
+            self.register_buffer(name, value, value.persistent)
+            return
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_type_name(value)}' as buffer '{name}' "
