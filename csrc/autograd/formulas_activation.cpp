@@ -4,12 +4,15 @@
 // forms save what torch saves: the output for elu/selu/celu (the derivative is
 // a function of it), for leaky_relu with a slope >= 0 and for hardtanh (where
 // the output is <= 0, or at a bound, exactly where the input was, so the same
-// kernel reads it); a copy of the input for the others.
+// kernel reads it); a copy of the input for the others. With create_graph=True the
+// backward is torch's formula written with autograd ops (second derivatives flow).
 #include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
 #include "autograd/functions_activation.hpp"
 #include "ops/copy/copy.hpp"
+#include "ops/pointwise/compare.hpp"
+#include "ops/pointwise/unary.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::autograd {
@@ -41,11 +44,79 @@ bool inplace_from_output(ActivationOp op, const ops::ActivationArgs& a) {
          (op == ActivationOp::Hardtanh && a.a < a.b);
 }
 
-void refuse_double_backward(ActivationOp op) {
-  if (GradMode::is_enabled())
-    throw Error(detail::str("the derivative of ", ops::activation_name(op),
-                            "'s backward is not implemented in ember: call backward()/"
-                            "autograd.grad() through it without create_graph=True"));
+using ops::Operand;
+using ops::UnaryOp;
+
+Tensor un(UnaryOp op, const Tensor& x) { return autograd::unary(op, x); }
+Tensor either(const Tensor& a, const Tensor& b) {
+  return ops::compare(ops::CompareOp::LogicalOr, a, b);
+}
+
+// grad * f'(s) written with autograd-aware ops, so that create_graph=True gets second
+// derivatives (the fused kernel is used otherwise). s is x, or y for Elu from_output.
+Tensor differentiable_backward(ActivationOp op, const Tensor& g, const Tensor& s,
+                               const ops::ActivationArgs& a, bool from_output) {
+  switch (op) {
+    case ActivationOp::Hardswish:
+      return autograd::where(
+          ops::lt(s, Operand(-3.0)), Operand(0.0),
+          autograd::where(ops::le(s, Operand(3.0)),
+                          autograd::mul(g, autograd::add(autograd::div(s, Operand(3.0)),
+                                                         Operand(0.5))),
+                          g));
+    case ActivationOp::Hardsigmoid:
+      return autograd::where(either(ops::le(s, Operand(-3.0)), ops::ge(s, Operand(3.0))),
+                             Operand(0.0), autograd::div(g, Operand(6.0)));
+    case ActivationOp::Elu: {
+      const double negcoef = a.a * a.b, poscoef = a.b, negiptcoef = a.c;
+      const Tensor neg =
+          from_output
+              ? autograd::mul(g, autograd::mul(autograd::add(s, Operand(negcoef)),
+                                               Operand(negiptcoef)))
+              : autograd::mul(g, autograd::mul(un(UnaryOp::Exp,
+                                                  autograd::mul(s, Operand(negiptcoef))),
+                                               Operand(negiptcoef * negcoef)));
+      return autograd::where(ops::le(s, Operand(0.0)), neg, autograd::mul(g, Operand(poscoef)));
+    }
+    case ActivationOp::Softplus: {
+      const Tensor bx = autograd::mul(s, Operand(a.a));
+      return autograd::where(ops::gt(bx, Operand(a.b)), g,
+                             autograd::mul(g, un(UnaryOp::Sigmoid, bx)));
+    }
+    case ActivationOp::Mish: {
+      const Tensor sg = un(UnaryOp::Sigmoid, s);
+      const Tensor t = un(UnaryOp::Tanh, autograd::activation(ActivationOp::Softplus, s,
+                                                              {1.0, 20.0}));
+      const Tensor d = autograd::add(
+          t, autograd::mul(autograd::mul(s, sg),
+                           autograd::sub(Operand(1.0), un(UnaryOp::Square, t))));
+      return autograd::mul(g, d);
+    }
+    case ActivationOp::LeakyRelu:
+      return autograd::where(ops::gt(s, Operand(0.0)), g, autograd::mul(g, Operand(a.a)));
+    case ActivationOp::Hardtanh:
+      return autograd::where(either(ops::le(s, Operand(a.a)), ops::ge(s, Operand(a.b))),
+                             Operand(0.0), g);
+    case ActivationOp::Softshrink:
+    case ActivationOp::Hardshrink:
+      return autograd::where(
+          ops::compare(ops::CompareOp::LogicalAnd, ops::ge(s, Operand(-a.a)),
+                       ops::le(s, Operand(a.a))),
+          Operand(0.0), g);
+    case ActivationOp::LogSigmoid:
+      return autograd::mul(g, un(UnaryOp::Sigmoid, autograd::neg(s)));
+    case ActivationOp::Threshold:
+      return autograd::where(ops::le(s, Operand(a.a)), Operand(0.0), g);
+  }
+  throw Error("internal error: unknown activation op");
+}
+
+// The node's backward: one fused pass, or with create_graph=True the differentiable
+// formula.
+Tensor backward(ActivationOp op, const Tensor& g, const Tensor& s, const ops::ActivationArgs& a,
+                bool from_output) {
+  if (GradMode::is_enabled()) return differentiable_backward(op, g, s, a, from_output);
+  return ops::activation_backward(op, g, s, a, from_output);
 }
 
 }  // namespace
@@ -59,16 +130,15 @@ Tensor activation(ActivationOp op, const Tensor& x, const ops::ActivationArgs& a
   if (inplace) {
     check_inplace(x);
     const bool from_output = inplace_from_output(op, args);
-    const Tensor before = grad && !from_output ? ops::clone(x) : Tensor();
+    // (a clone with history, so that create_graph=True differentiates through it)
+    const Tensor before = grad && !from_output ? autograd::clone(x) : Tensor();
     ops::activation(op, x, args, Tensor(), true);
     mark_dirty(x);
     if (!grad) return x;
     auto node = record_inplace(backward_name(op), x, {},
                                [op, args, from_output](FormulaNode& n, TensorList& g) -> TensorList {
-                                 refuse_double_backward(op);
-                                 return {ops::activation_backward(
-                                     op, g[0], n.saved(0), args,
-                                     from_output && op == ActivationOp::Elu)};
+                                 return {backward(op, g[0], n.saved(0), args,
+                                                  from_output && op == ActivationOp::Elu)};
                                });
     node->save(from_output ? x : before, /*is_output=*/from_output);
     return x;
@@ -83,8 +153,7 @@ Tensor activation(ActivationOp op, const Tensor& x, const ops::ActivationArgs& a
   if (!grad) return r;
   auto node = record(backward_name(op), {&x}, {&r},
                      [op, args](FormulaNode& n, TensorList& g) -> TensorList {
-                       refuse_double_backward(op);
-                       return {ops::activation_backward(op, g[0], n.saved(0), args, false)};
+                       return {backward(op, g[0], n.saved(0), args, false)};
                      });
   node->save(x);
   return r;

@@ -9,9 +9,9 @@
 namespace ember::autograd {
 
 // One node (torch's name: HardswishBackward0, EluBackward0, ...) whose
-// backward is one fused pass (ops::activation_backward). Its own backward is
-// not recorded: create_graph=True through it raises a RuntimeError naming the
-// op. softplus autocasts to float32 on CUDA (torch's list).
+// backward is one fused pass (ops::activation_backward), or with create_graph=True
+// torch's formula from autograd ops (so second derivatives flow). softplus
+// autocasts to float32 on CUDA (torch's list).
 Tensor activation(ops::ActivationOp op, const Tensor& x, const ops::ActivationArgs& args,
                   const Tensor& out = Tensor(), bool inplace = false);
 
