@@ -439,3 +439,27 @@ def test_buffer_container_factory_kwargs():
         "dtype": ember.float16, "device": "cpu"}
     with pytest.raises(TypeError, match="unexpected kwargs"):
         nn.factory_kwargs({"bogus": 1})
+
+
+def test_state_dict_metadata_and_unflatten_checks():
+    sd = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2)).state_dict()
+    assert sd._metadata == OrderedDict([("", {"version": 1}), ("0", {"version": 1}),
+                                        ("1", {"version": 2})])
+    seen = []
+
+    class Probe(nn.Linear):
+        def _load_from_state_dict(self, state_dict, prefix, local_metadata, *args, **kwargs):
+            seen.append(local_metadata)
+            super()._load_from_state_dict(state_dict, prefix, local_metadata, *args, **kwargs)
+
+    p = nn.Sequential(Probe(2, 2))
+    p.load_state_dict(p.state_dict())
+    assert seen == [{"version": 1}]
+    with pytest.raises(TypeError, match="unflattened_size must be a tuple of ints, but found "
+                                        "type int"):
+        nn.Unflatten(1, 5)
+    with pytest.raises(TypeError, match="unflattened_size must be tuple of ints, but found "
+                                        "element of type str at pos 1"):
+        nn.Unflatten(1, (2, "a"))
+    assert repr(nn.Unflatten(1, [2, 3])) == "Unflatten(dim=1, unflattened_size=[2, 3])"
+    assert tuple(nn.Unflatten(1, [2, 3])(ember.ones(4, 6)).shape) == (4, 2, 3)

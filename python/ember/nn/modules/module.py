@@ -717,6 +717,10 @@ class Module:
                 keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
@@ -725,7 +729,7 @@ class Module:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
-            result = hook(self, destination, prefix, {})
+            result = hook(self, destination, prefix, local_metadata)
             if not getattr(hook, "_from_public_api", False):
                 if result is not None:
                     destination = result
@@ -797,11 +801,15 @@ class Module:
         if not isinstance(state_dict, collections.abc.Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys, unexpected_keys, error_msgs = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)  # pre-hooks may edit it: not the caller's
+        if metadata is not None:
+            state_dict._metadata = metadata
 
         def load(module, prefix=""):
-            module._load_from_state_dict(state_dict, prefix, {}, True, missing_keys,
-                                         unexpected_keys, error_msgs, assign)
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            module._load_from_state_dict(state_dict, prefix, local_metadata, True,
+                                         missing_keys, unexpected_keys, error_msgs, assign)
             for name, child in module._modules.items():
                 if child is not None:
                     load(child, prefix + name + ".")
