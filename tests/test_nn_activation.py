@@ -186,6 +186,12 @@ def test_integer_inputs():
     assert F.relu6(i).tolist() == [0, 1, 6]
     assert F.threshold(i, 0.5, 2.5).tolist() == [2, 1, 8]
     assert F.relu6(i).dtype == ember.int64
+    j = ember.tensor([-3, 1, 8])
+    assert F.hardtanh_(j, -1.5, 2.5) is j and j.tolist() == [-1, 1, 2]
+    assert F.relu6(ember.tensor([-3, 1, 8]), inplace=True).tolist() == [0, 1, 6]
+    assert F.threshold_(ember.tensor([-3, 1, 8]), 0.5, 2).tolist() == [2, 1, 8]
+    u = ember.tensor([253, 1, 8], dtype=ember.uint8)
+    assert F.hardtanh(u, 0.5, 2.5).tolist() == [2, 1, 2] and F.hardtanh(u).dtype == ember.uint8
     for fn, name in ((F.leaky_relu, "leaky_relu"), (F.elu, "elu"), (F.hardswish, "hardswish"),
                      (F.hardshrink, "hardshrink"), (F.mish, "mish")):
         with pytest.raises(NotImplementedError, match=f'"{name}_cpu" not implemented for \'Long\''):

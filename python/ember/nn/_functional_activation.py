@@ -52,10 +52,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if _floating(input):
         r = _hardtanh(input, min_val, max_val, inplace)
         return input if inplace else r
-    # integers: torch's clamp (the bounds truncated to the dtype)
+    # integers: torch's clamp with the bounds truncated to integers
+    lo, hi = int(min_val), int(max_val)
     if inplace:
-        return input.clamp_(min_val, max_val)
-    return ember.clamp(input, min_val, max_val).to(input.dtype)
+        return input.clamp_(lo, hi)
+    return ember.clamp(input, lo, hi)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
