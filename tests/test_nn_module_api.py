@@ -463,3 +463,27 @@ def test_state_dict_metadata_and_unflatten_checks():
         nn.Unflatten(1, (2, "a"))
     assert repr(nn.Unflatten(1, [2, 3])) == "Unflatten(dim=1, unflattened_size=[2, 3])"
     assert tuple(nn.Unflatten(1, [2, 3])(ember.ones(4, 6)).shape) == (4, 2, 3)
+
+
+@pytest.mark.gpu
+def test_gpu_backward_hooks_against_torch(torch):
+    w = RNG.uniform(-1, 1, size=(4, 3)).astype(np.float32)
+    x = RNG.uniform(-1, 1, size=(5, 3)).astype(np.float32)
+    seen = {}
+
+    def run(lib, mod, tag):
+        m = mod.Linear(3, 4).cuda()
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(w, device="cuda"))
+            m.bias.zero_()
+        m.register_full_backward_pre_hook(lambda mm, go: (go[0] * 3,))
+        m.register_full_backward_hook(
+            lambda mm, gi, go: seen.__setitem__(tag, (gi[0].cpu().numpy(), go[0].cpu().numpy())))
+        xt = lib.tensor(x, device="cuda", requires_grad=True)
+        m(xt).pow(2).sum().backward()
+        return xt.grad.cpu().numpy(), m.weight.grad.cpu().numpy()
+
+    e = run(ember, nn, "ember")
+    t = run(torch, torch.nn, "torch")
+    for a, b in zip(e + seen["ember"], t + seen["torch"]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

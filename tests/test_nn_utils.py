@@ -427,3 +427,77 @@ def test_parameters_to_vector_and_back():
     assert m[1].bias.item() == 10
     with pytest.raises(TypeError, match="expected torch.Tensor, but got: list"):
         nn.utils.vector_to_parameters([1.0], m.parameters())
+
+
+# ---- GPU: against torch on CUDA ----------------------------------------------------------
+
+@pytest.mark.gpu
+def test_gpu_pack_pad_against_torch(torch):
+    trnn = torch.nn.utils.rnn
+    lengths = [3, 6, 2, 6]
+    a = arr(6, 4, 5).astype(np.float32)
+    ex = ember.tensor(a, device="cuda", requires_grad=True)
+    tx = torch.tensor(a, device="cuda", requires_grad=True)
+    ep = rnn.pack_padded_sequence(ex, lengths, enforce_sorted=False)
+    tp = trnn.pack_padded_sequence(tx, lengths, enforce_sorted=False)
+    np.testing.assert_array_equal(ep.data.detach().cpu().numpy(), tp.data.detach().cpu().numpy())
+    assert ep.batch_sizes.tolist() == tp.batch_sizes.tolist()
+    assert ep.sorted_indices.is_cuda and ep.sorted_indices.tolist() == tp.sorted_indices.tolist()
+    eo, el = rnn.pad_packed_sequence(ep, batch_first=True, padding_value=-1.0)
+    to, tl = trnn.pad_packed_sequence(tp, batch_first=True, padding_value=-1.0)
+    np.testing.assert_array_equal(eo.detach().cpu().numpy(), to.detach().cpu().numpy())
+    assert el.tolist() == tl.tolist()
+    g = arr(*to.shape).astype(np.float32)
+    eo.backward(ember.tensor(g, device="cuda"))
+    to.backward(torch.tensor(g, device="cuda"))
+    np.testing.assert_array_equal(ex.grad.cpu().numpy(), tx.grad.cpu().numpy())
+    seqs = [arr(n, 3).astype(np.float32) for n in (4, 1, 3)]
+    ep = rnn.pad_sequence([ember.tensor(s, device="cuda") for s in seqs], padding_side="left")
+    tp = trnn.pad_sequence([torch.tensor(s, device="cuda") for s in seqs], padding_side="left")
+    np.testing.assert_array_equal(ep.cpu().numpy(), tp.cpu().numpy())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("which", ["weight_norm", "orthogonal", "orthogonal_householder"])
+def test_gpu_parametrizations_against_torch(torch, which):
+    w = arr(5, 3).astype(np.float64)
+    em, tm = nn.Linear(3, 5).double().cuda(), torch.nn.Linear(3, 5).double().cuda()
+    with ember.no_grad():
+        em.weight.copy_(ember.tensor(w, device="cuda"))
+    with torch.no_grad():
+        tm.weight.copy_(torch.tensor(w, device="cuda"))
+    tP = torch.nn.utils.parametrizations
+    if which == "weight_norm":
+        P.weight_norm(em, dim=1)
+        tP.weight_norm(tm, dim=1)
+    elif which == "orthogonal":
+        P.orthogonal(em, orthogonal_map="matrix_exp")
+        tP.orthogonal(tm, orthogonal_map="matrix_exp")
+    else:
+        P.orthogonal(em)
+        tP.orthogonal(tm)
+    np.testing.assert_allclose(em.weight.detach().cpu().numpy(), tm.weight.detach().cpu().numpy(),
+                               atol=1e-10)
+    x = arr(4, 3)
+    em(ember.tensor(x, device="cuda")).sum().backward()
+    tm(torch.tensor(x, device="cuda")).sum().backward()
+    for (en, ep), (tn, tp) in zip(em.named_parameters(), tm.named_parameters()):
+        assert en == tn
+        np.testing.assert_allclose(ep.grad.cpu().numpy(), tp.grad.cpu().numpy(), atol=1e-10)
+
+
+@pytest.mark.gpu
+def test_gpu_clip_grad_norm_against_torch(torch):
+    shapes = [(64, 32), (32,), (8, 8, 3)]
+    grads = [arr(*s).astype(np.float32) * 5 for s in shapes]
+    eps = [nn.Parameter(ember.zeros(*s, device="cuda")) for s in shapes]
+    tps = [torch.nn.Parameter(torch.zeros(*s, device="cuda")) for s in shapes]
+    for g, ep, tp in zip(grads, eps, tps):
+        ep.grad = ember.tensor(g, device="cuda")
+        tp.grad = torch.tensor(g, device="cuda")
+    en = nn.utils.clip_grad_norm_(eps, 2.0)
+    tn = torch.nn.utils.clip_grad_norm_(tps, 2.0)
+    assert abs(en.item() - tn.item()) < 1e-4 * tn.item()
+    for ep, tp in zip(eps, tps):
+        np.testing.assert_allclose(ep.grad.cpu().numpy(), tp.grad.cpu().numpy(), rtol=1e-5,
+                                   atol=1e-7)
