@@ -89,6 +89,29 @@ def test_gradcheck_float64(name):
     assert gradcheck(fn, (xt,))
 
 
+# torch's one-sided choices at the kinks: (function, points, derivative there)
+KINKS = [
+    (F.hardswish, [-3.0, 3.0], [0.0, 1.0]),
+    (F.hardsigmoid, [-3.0, 3.0], [0.0, 0.0]),
+    (lambda t: F.hardtanh(t, -1.0, 2.0), [-1.0, 2.0], [0.0, 0.0]),
+    (F.relu6, [0.0, 6.0], [0.0, 0.0]),
+    (lambda t: F.leaky_relu(t, 0.2), [0.0], [0.2]),
+    (lambda t: F.elu(t, 0.7), [0.0], [0.7]),
+    (F.softshrink, [-0.5, 0.5], [0.0, 0.0]),
+    (F.hardshrink, [-0.5, 0.5], [0.0, 0.0]),
+    (lambda t: F.threshold(t, 0.25, 3.0), [0.25], [0.0]),
+    (lambda t: F.softplus(t, 2.0, 3.0), [1.5], [1 / (1 + math.exp(-3.0))]),
+]
+
+
+@pytest.mark.parametrize("fn,points,want", KINKS)
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_derivative_at_the_kinks_is_torchs(fn, points, want, create_graph):
+    x = ember.tensor(points, dtype=ember.float64, requires_grad=True)
+    (g,) = ember.autograd.grad(fn(x).sum(), x, create_graph=create_graph)
+    np.testing.assert_allclose(g.detach().numpy(), want, rtol=1e-15)
+
+
 @pytest.mark.parametrize("name", FUSED)
 def test_fused_ops_are_one_node(name):
     x = ember.randn(4, 5, requires_grad=True)

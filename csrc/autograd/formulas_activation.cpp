@@ -59,14 +59,14 @@ Tensor differentiable_backward(ActivationOp op, const Tensor& g, const Tensor& s
   switch (op) {
     case ActivationOp::Hardswish:
       return autograd::where(
-          ops::lt(s, Operand(-3.0)), Operand(0.0),
-          autograd::where(ops::le(s, Operand(3.0)),
+          ops::le(s, Operand(-3.0)), Operand(0.0),
+          autograd::where(ops::lt(s, Operand(3.0)),
                           autograd::mul(g, autograd::add(autograd::div(s, Operand(3.0)),
                                                          Operand(0.5))),
                           g));
     case ActivationOp::Hardsigmoid:
       return autograd::where(either(ops::le(s, Operand(-3.0)), ops::ge(s, Operand(3.0))),
-                             Operand(0.0), autograd::div(g, Operand(6.0)));
+                             Operand(0.0), autograd::mul(g, Operand(double(1.0f / 6.0f))));
     case ActivationOp::Elu: {
       const double negcoef = a.a * a.b, poscoef = a.b, negiptcoef = a.c;
       const Tensor neg =

@@ -94,13 +94,14 @@ struct ThresholdF {
 template <typename C>
 struct HardswishBackwardF {
   EMBER_HD_INLINE C operator()(C g, C x) const {
-    return x < C(-3) ? C(0) : (x <= C(3) ? g * (x / C(3) + C(0.5)) : g);
+    return x <= C(-3) ? C(0) : (x < C(3) ? g * (x / C(3) + C(0.5)) : g);
   }
 };
 template <typename C>
 struct HardsigmoidBackwardF {
   EMBER_HD_INLINE C operator()(C g, C x) const {
-    return (x > C(-3) && x < C(3)) ? g / C(6) : C(0);
+    // torch's constant is the float 1/6 in every dtype (float64 too): the same here
+    return (x > C(-3) && x < C(3)) ? g * C(1.0f / 6.0f) : C(0);
   }
 };
 template <typename C>
