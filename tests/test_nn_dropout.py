@@ -179,5 +179,10 @@ def test_gpu_alpha_dropout_statistics(torch):
     tx = torch.randn(1 << 20, device="cuda")
     ty = torch.nn.functional.alpha_dropout(tx, 0.1, training=True).cpu().numpy()
     assert abs(y.mean() - ty.mean()) < 0.01 and abs(y.var() - ty.var()) < 0.02
-    assert set(np.round(np.unique(y[np.isclose(y, y.min())]), 4)) == set(
-        np.round(np.unique(ty[np.isclose(ty, ty.min())]), 4))
+
+    def dropped_value(v):  # the value every dropped element gets: by far the most frequent
+        values, counts = np.unique(v, return_counts=True)
+        assert counts.max() > 0.05 * v.size
+        return values[counts.argmax()]
+
+    assert abs(dropped_value(y) - dropped_value(ty)) < 1e-6
