@@ -32,7 +32,8 @@ def run(table):
     del xr, txr
     xb = x.bfloat16().requires_grad_()
     gb = g.bfloat16()
-    txb, tgb = torch.from_dlpack(xb.detach()).clone().requires_grad_(), torch.from_dlpack(gb).clone()
+    txb = torch.from_dlpack(xb.detach()).clone().requires_grad_()
+    tgb = torch.from_dlpack(gb).clone()
     row("mish fwd+bwd 2^26 bf16", lambda: EF.mish(xb).backward(gb),
         lambda: TF.mish(txb).backward(tgb), 10 * N)
     row("leaky_relu fwd 2^26 bf16", lambda: EF.leaky_relu(xb.detach(), 0.1),

@@ -135,11 +135,12 @@ Tensor activation(ActivationOp op, const Tensor& x, const ops::ActivationArgs& a
     ops::activation(op, x, args, Tensor(), true);
     mark_dirty(x);
     if (!grad) return x;
-    auto node = record_inplace(backward_name(op), x, {},
-                               [op, args, from_output](FormulaNode& n, TensorList& g) -> TensorList {
-                                 return {backward(op, g[0], n.saved(0), args,
-                                                  from_output && op == ActivationOp::Elu)};
-                               });
+    const bool elu_from_output = from_output && op == ActivationOp::Elu;
+    auto node = record_inplace(
+        backward_name(op), x, {},
+        [op, args, elu_from_output](FormulaNode& n, TensorList& g) -> TensorList {
+          return {backward(op, g[0], n.saved(0), args, elu_from_output)};
+        });
     node->save(from_output ? x : before, /*is_output=*/from_output);
     return x;
   }

@@ -66,11 +66,15 @@ void bind_nn_activation(py::module_& m) {
       py::arg("inplace") = false, "clamp(x, min_val, max_val) with hardtanh's gradient.");
   nn.def(
       "softshrink",
-      [](const Tensor& x, double lambd) { return act(ActivationOp::Softshrink, x, {lambd}, false); },
+      [](const Tensor& x, double lambd) {
+        return act(ActivationOp::Softshrink, x, {lambd}, false);
+      },
       py::arg("input"), py::arg("lambd") = 0.5, "x - lambd, x + lambd or 0.");
   nn.def(
       "hardshrink",
-      [](const Tensor& x, double lambd) { return act(ActivationOp::Hardshrink, x, {lambd}, false); },
+      [](const Tensor& x, double lambd) {
+        return act(ActivationOp::Hardshrink, x, {lambd}, false);
+      },
       py::arg("input"), py::arg("lambd") = 0.5, "x where |x| > lambd, else 0.");
   nn.def(
       "log_sigmoid",

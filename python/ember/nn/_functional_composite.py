@@ -1,6 +1,6 @@
 """torch.nn.functional's functions that are short compositions of ember's bound ops
-(re-exported by ember.nn.functional): pixel_shuffle/pixel_unshuffle, channel_shuffle, pad, bilinear, the 1-d convolution and
-pooling (through the 2-d ops on a height-1 input), group_norm, instance_norm, rms_norm,
+(re-exported by ember.nn.functional): pixel_shuffle/pixel_unshuffle, channel_shuffle, pad,
+bilinear, the 1-d convolution and pooling (through the 2-d ops on a height-1 input), group_norm, instance_norm, rms_norm,
 the feature and alpha dropouts, and the losses cosine_embedding, hinge_embedding,
 margin_ranking, kl_div, poisson_nll, triplet_margin; cosine_similarity,
 pairwise_distance and pdist are ember's top-level composites.

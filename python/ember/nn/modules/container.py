@@ -170,7 +170,8 @@ class ModuleList(Module):
             blocks.append(r)
         lines = []
         for (start, end), b in zip(spans, blocks):
-            line = f"({start}): {b}" if start == end else f"({start}-{end}): {end - start + 1} x {b}"
+            line = (f"({start}): {b}" if start == end
+                    else f"({start}-{end}): {end - start + 1} x {b}")
             lines.append(_addindent(line, 2))
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 

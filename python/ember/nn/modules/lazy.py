@@ -22,7 +22,8 @@ class LazyModuleMixin:
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, param in self._parameters.items():
             if param is not None:
-                destination[prefix + name] = param if keep_vars or is_lazy(param) else param.detach()
+                keep = keep_vars or is_lazy(param)
+                destination[prefix + name] = param if keep else param.detach()
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars or is_lazy(buf) else buf.detach()
