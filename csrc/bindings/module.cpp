@@ -4,6 +4,7 @@
 namespace ember::bindings {
 void bind_index_ops(py::module_& m);  // bindings/index_ops.cpp (ember._C._index)
 void bind_sort(py::module_& m);  // bindings/sort.cpp: ember._C._sort, the sorting family's cores
+void bind_nn_activation(py::module_& m);  // bindings/nn_activation.cpp (adds to _C._nn)
 }  // namespace ember::bindings
 
 PYBIND11_MODULE(_C, m) {
@@ -29,6 +30,7 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_nn_loss(m);
   ember::bindings::bind_nn_conv(m);
   ember::bindings::bind_nn_norm(m);
+  ember::bindings::bind_nn_activation(m);
   ember::bindings::bind_index_ops(m);
   ember::bindings::bind_math(m);
   ember::bindings::bind_complex(m);

@@ -1,7 +1,6 @@
 """torch.nn.functional's functions that are short compositions of ember's bound ops
-(re-exported by ember.nn.functional): celu, selu, rrelu, threshold, hardshrink, prelu,
-pixel_shuffle/pixel_unshuffle, channel_shuffle, pad, bilinear, the 1-d convolution and
-pooling (through the 2-d ops on a height-1 input), group_norm, instance_norm, rms_norm,
+(re-exported by ember.nn.functional): pixel_shuffle/pixel_unshuffle, channel_shuffle, pad,
+bilinear, the 1-d convolution and pooling (through the 2-d ops on a height-1 input), group_norm, instance_norm, rms_norm,
 the feature and alpha dropouts, and the losses cosine_embedding, hinge_embedding,
 margin_ranking, kl_div, poisson_nll, triplet_margin; cosine_similarity,
 pairwise_distance and pdist are ember's top-level composites.
@@ -16,8 +15,7 @@ import ember
 from ember import _C
 from ember._composite_linalg import cosine_similarity, pairwise_distance, pdist
 
-__all__ = ["celu", "celu_", "selu", "selu_", "rrelu", "rrelu_", "threshold", "threshold_",
-           "hardshrink", "prelu", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
            "native_channel_shuffle", "pad", "bilinear", "conv1d", "max_pool1d",
            "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d", "group_norm",
            "instance_norm", "rms_norm", "alpha_dropout", "feature_alpha_dropout", "dropout1d",
@@ -37,90 +35,6 @@ def _inplace(input, result, inplace):
 
 def _zero(x):
     return _C.zeros((), dtype=x.dtype, device=x.device)
-
-
-# ---- activations -----------------------------------------------------------------------------
-
-def _opmath(x):
-    """float16/bfloat16 computed in float32 and rounded once at the end (torch's elu
-    kernels): every intermediate rounded to bfloat16 puts selu 2 ulps off."""
-    return x.float() if x.dtype in (_C.float16, _C.bfloat16) else x
-
-
-def celu(input, alpha=1.0, inplace=False):
-    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
-    if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
-    x = _opmath(input)
-    neg = _C.expm1(_C.clamp_max(x, 0) / alpha) * alpha
-    r = _C.where(x > 0, x, neg.to(x.dtype))
-    return _inplace(input, r.to(input.dtype) if x is not input else r, inplace)
-
-
-def celu_(input, alpha=1.0):
-    return celu(input, alpha, True)
-
-
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def selu(input, inplace=False):
-    """scale * (max(0, x) + min(0, alpha * (exp(x) - 1)))."""
-    x = _opmath(input)
-    neg = _C.expm1(_C.clamp_max(x, 0)) * _SELU_ALPHA
-    r = _C.where(x > 0, x, neg.to(x.dtype)) * _SELU_SCALE
-    return _inplace(input, r.to(input.dtype) if x is not input else r, inplace)
-
-
-def selu_(input):
-    return selu(input, True)
-
-
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    """Leaky ReLU whose negative slope is drawn uniformly from [lower, upper] per element
-    while training, and (lower + upper) / 2 in evaluation."""
-    if not training:
-        slope = (lower + upper) / 2
-        return _inplace(input, _C.where(input >= 0, input, input * slope), inplace)
-    a = _C.empty(input.shape, dtype=input.dtype, device=input.device).uniform_(lower, upper)
-    return _inplace(input, _C.where(input >= 0, input, input * a), inplace)
-
-
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    return rrelu(input, lower, upper, training, True)
-
-
-def threshold(input, threshold, value, inplace=False):
-    """x where x > threshold, else value."""
-    v = _C.full((), value, dtype=input.dtype, device=input.device)
-    return _inplace(input, _C.where(input > threshold, input, v), inplace)
-
-
-def threshold_(input, threshold, value):
-    return globals()["threshold"](input, threshold, value, True)
-
-
-def hardshrink(input, lambd=0.5):
-    """x where |x| > lambd, else 0."""
-    return _C.where((input > lambd) | (input < -lambd), input, _zero(input))
-
-
-def prelu(input, weight):
-    """x where x > 0, else weight * x (weight per channel, dim 1, or one value)."""
-    if weight.numel() != 1:
-        if input.dim() == 0:
-            raise RuntimeError("Not allow zero-dim input tensor.")
-        channels = input.shape[1] if input.dim() >= 2 else 1
-        if weight.numel() != channels:
-            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
-                               f"parameter numbers = {weight.numel()} and channel size = "
-                               f"{channels}.")
-        if input.dim() >= 2:
-            weight = weight.reshape([channels] + [1] * (input.dim() - 2))
-    else:
-        weight = weight.reshape(())
-    return _C.where(input > 0, input, weight * input)
 
 
 # ---- pixel and channel shuffles, padding ----------------------------------------------------
@@ -237,20 +151,41 @@ def pad(input, pad, mode="constant", value=None):
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0:
-        raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument.')
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    k_pad = len(pad) // 2
+    # torch has reflect/replicate/circular kernels for 1, 2 and 3 padded dims, each with an
+    # optional batch dim
+    if not (1 <= k_pad <= 3 and nd in (k_pad + 1, k_pad + 2)):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {nd}D input "
+                                  "tensor.")
+    if mode != "circular":
+        first = 1 if nd == k_pad + 2 else 0
+        if any(s == 0 for s in input.shape[first:]):
+            raise RuntimeError(f"Expected {k_pad + 1}D or {k_pad + 2}D (batch mode) tensor with "
+                               "possibly 0 batch size and other non-zero dimensions for input, "
+                               f"but got: {list(input.shape)}")
     x = input
-    for k in range(len(pad) // 2):
+    for k in range(k_pad):
         d = nd - 1 - k
         lo, hi = pad[2 * k], pad[2 * k + 1]
         n = x.shape[d]
         if mode == "reflect" and (lo >= n or hi >= n):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
-                               f"input dimension, but got: padding ({lo}, {hi}) at dimension "
-                               f"{d} of input {list(input.shape)}")
-        if mode == "circular" and (lo > n or hi > n):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
-        if n == 0 and (lo or hi):
-            raise RuntimeError(f"input tensor must have a non-zero size in dimension {d}")
+            raise RuntimeError(f"Argument #{4 + 2 * k}: Padding size should be less than the "
+                               f"corresponding input dimension, but got: padding ({lo}, {hi}) "
+                               f"at dimension {d} of input {list(input.shape)}")
+        if mode == "circular":
+            if lo > n or hi > n:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+            if n + lo + hi < 0:
+                raise RuntimeError("Negative padding value is resulting in an empty dimension")
+            # negative pads crop first; the wrap-around is of what is left (torch's order)
+            if lo < 0 or hi < 0:
+                x = x.narrow(d, max(-lo, 0), n - max(-lo, 0) - max(-hi, 0))
+                n, lo, hi = x.shape[d], max(lo, 0), max(hi, 0)
+            if n == 0:
+                continue
+        elif n + lo + hi < 0:
+            raise RuntimeError(f"input (W: {n}) is too small. Calculated output W: {n + lo + hi}")
         idx = _pad_index(n, lo, hi, mode, x.device)
         x = x[(slice(None),) * d + (idx,)]
     return x
@@ -451,6 +386,8 @@ def _dropout_impl(input, p, train, feature, alpha, inplace):
     if p == 1:
         return input.mul_(0) if inplace else input * 0
     if feature:
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
         shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
     else:
         shape = list(input.shape)

@@ -60,44 +60,6 @@ sigmoid = ember._C.sigmoid
 tanh = ember._C.tanh
 
 
-def leaky_relu(input, negative_slope=0.01, inplace=False):
-    out = ember.where(input > 0, input, input * negative_slope)
-    if inplace:
-        with ember.no_grad():
-            input.copy_(out)
-        return input
-    return out
-
-
-_REDUCED_FLOATS = (ember.float16, ember.bfloat16)
-
-
-def _opmath(input):
-    """torch's kernels compute float16/bfloat16 in float32 and round once: the
-    compositions below do the same (softplus(float16 11.5) is 11.5, not inf)."""
-    return input.float() if input.dtype in _REDUCED_FLOATS else input
-
-
-def _rounded(out, input):
-    return out.to(input.dtype) if out.dtype != input.dtype else out
-
-
-def elu(input, alpha=1.0, inplace=False):
-    """x for x > 0, alpha * expm1(x) otherwise (expm1: exact near 0, as torch)."""
-    x = _opmath(input)
-    out = _rounded(ember.where(x > 0, x, ember.expm1(x) * alpha), input)
-    return input.copy_(out) if inplace else out
-
-
-def softplus(input, beta=1.0, threshold=20.0):
-    if _ac_on():
-        input, = _ac_fp32(2, input)
-    x = _opmath(input)
-    scaled = x * beta
-    return _rounded(ember.where(scaled > threshold, x, ember.log1p(ember.exp(scaled)) / beta),
-                    input)
-
-
 def _softmax_dim(ndim):
     # torch's legacy implicit choice
     return 0 if ndim in (0, 1, 3) else 1
@@ -427,3 +389,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 from ember.nn import _functional_composite as _fc  # noqa: E402
 from ember.nn._functional_composite import *  # noqa: E402,F401,F403
 __all__ += _fc.__all__
+
+
+# ---- activations (nn1): the fused C++ ones and torch's short compositions ---------------------
+# (nn/_functional_activation.py: relu6, hardtanh, hardswish, hardsigmoid, elu/selu/celu,
+# leaky_relu, softplus, mish, softshrink, hardshrink, tanhshrink, softsign, logsigmoid,
+# threshold, glu, prelu, rrelu, softmin, gumbel_softmax and the in-place forms)
+from ember.nn import _functional_activation as _fa  # noqa: E402
+from ember.nn._functional_activation import *  # noqa: E402,F401,F403
+__all__ += [n for n in _fa.__all__ if n not in __all__]

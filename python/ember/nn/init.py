@@ -1,11 +1,15 @@
 """ember.nn.init: parameter initialisation (torch.nn.init), in place under no_grad.
 The random draws are the generators' (ember.manual_seed seeds them)."""
 import math
+import warnings
 
 import ember
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_",
-           "eye_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+           "eye_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+           "trunc_normal_", "orthogonal_", "sparse_", "dirac_", "uniform", "normal", "constant",
+           "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal",
+           "sparse"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -47,7 +51,7 @@ def _calculate_fan_in_and_fan_out(tensor):
 def _calculate_correct_fan(tensor, mode):
     mode = mode.lower()
     if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+        raise ValueError(f"Mode {mode} not supported, please use one of ['fan_in', 'fan_out']")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
@@ -100,6 +104,7 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
@@ -110,8 +115,110 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
     return normal_(tensor, 0.0, std, generator)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Normal(mean, std) values truncated to [a, b] (drawn by inverting the CDF of a
+    uniform draw in [cdf(a), cdf(b)], as torch)."""
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                      "distribution of values may be incorrect.", stacklevel=2)
+    with ember.no_grad():
+        lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
+        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
+        tensor.erfinv_()
+        tensor.mul_(std * math.sqrt(2.0))
+        tensor.add_(mean)
+        tensor.clamp_(min=a, max=b)
+        return tensor
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """A (semi-)orthogonal matrix (the trailing dims flattened) times gain: the Q of the
+    QR decomposition of a normal draw, signs fixed by R's diagonal."""
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    flattened = ember.empty((rows, cols), dtype=tensor.dtype, device=tensor.device)
+    flattened.normal_(0, 1, generator=generator)
+    if rows < cols:
+        flattened = flattened.t()
+    q, r = ember.linalg.qr(flattened)
+    q = q * ember.diagonal(r, 0).sign()
+    if rows < cols:
+        q = q.t()
+    with ember.no_grad():
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Normal(0, std) values with ceil(sparsity * rows) zeros in each column (2-D)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    with ember.no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col_idx in range(cols):
+            zero_indices = ember.randperm(rows, generator=generator)[:num_zeros]
+            tensor[zero_indices.to(tensor.device), col_idx] = 0
+    return tensor
+
+
+def dirac_(tensor, groups=1):
+    """The identity convolution kernel (3, 4 or 5-D weight): 1 at the centre tap of
+    channel d -> d in each group, 0 elsewhere."""
+    dimensions = tensor.dim()
+    if dimensions not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.size()
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_chans_per_grp = sizes[0] // groups
+    min_dim = min(out_chans_per_grp, sizes[1])
+    centre = tuple(s // 2 for s in sizes[2:])
+    with ember.no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min_dim):
+                tensor[(g * out_chans_per_grp + d, d) + centre] = 1
+    return tensor
+
+
+def _deprecated(meth):
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
+                      f"`nn.init.{new_name}`.", FutureWarning, stacklevel=2)
+        return meth(*args, **kwargs)
+
+    deprecated_init.__doc__ = f"Deprecated: nn.init.{new_name}."
+    deprecated_init.__name__ = old_name
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

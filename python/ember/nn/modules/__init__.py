@@ -40,3 +40,12 @@ __all__ += ["CELU", "SELU", "Hardshrink", "Threshold", "PReLU", "RReLU", "Dropou
             "AdaptiveAvgPool1d", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
             "KLDivLoss", "PoissonNLLLoss", "TripletMarginLoss", "GroupNorm", "RMSNorm",
             "Bilinear", *_pix.__all__, *_dist.__all__, *_pad.__all__]
+
+# ---- nn1: the rest of torch.nn's activations, containers and layers ---------------------------
+from ember.nn.modules.activation import (  # noqa: E402,F401
+    ReLU6, Hardtanh, Hardswish, Hardsigmoid, Mish, GLU, Softsign, Softshrink, Tanhshrink,
+    LogSigmoid, Softmin, Softmax2d)
+from ember.nn.modules.lazy import LazyLinear  # noqa: E402,F401
+
+__all__ += ["ReLU6", "Hardtanh", "Hardswish", "Hardsigmoid", "Mish", "GLU", "Softsign",
+            "Softshrink", "Tanhshrink", "LogSigmoid", "Softmin", "Softmax2d", "LazyLinear"]

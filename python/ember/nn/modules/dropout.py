@@ -37,14 +37,25 @@ class Flatten(Module):
 
 
 class Unflatten(Module):
+    """Splits dim into unflattened_size (one entry may be -1)."""
+
     def __init__(self, dim, unflattened_size):
         super().__init__()
+        if isinstance(unflattened_size, (tuple, list)):
+            for idx, elem in enumerate(unflattened_size):
+                if not isinstance(elem, int):
+                    raise TypeError("unflattened_size must be tuple of ints, but found element "
+                                    f"of type {type(elem).__name__} at pos {idx}")
+        else:
+            raise TypeError("unflattened_size must be a tuple of ints, but found type "
+                            f"{type(unflattened_size).__name__}")
         self.dim = dim
-        self.unflattened_size = tuple(unflattened_size)
+        self.unflattened_size = unflattened_size
 
     def forward(self, input):
         d = self.dim if self.dim >= 0 else self.dim + input.dim()
-        shape = tuple(input.shape[:d]) + self.unflattened_size + tuple(input.shape[d + 1:])
+        shape = (tuple(input.shape[:d]) + tuple(self.unflattened_size)
+                 + tuple(input.shape[d + 1:]))
         return input.reshape(shape)
 
     def extra_repr(self):

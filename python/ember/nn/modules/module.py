@@ -10,12 +10,53 @@ import itertools
 
 import ember
 from ember._C import Tensor
-from ember.nn.parameter import Parameter
+from ember.nn.parameter import Buffer, Parameter
+from ember.nn.modules._backward_hook import _BackwardHook
 
 __all__ = ["Module", "RemovableHandle"]
 
 _global_forward_hooks = OrderedDict()
 _global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks_always_called = OrderedDict()
+_global_backward_hooks = OrderedDict()
+_global_backward_pre_hooks = OrderedDict()
+
+__all__ += ["register_module_forward_pre_hook", "register_module_forward_hook",
+            "register_module_full_backward_hook", "register_module_full_backward_pre_hook"]
+
+
+def register_module_forward_pre_hook(hook):
+    """A forward pre-hook for every module: hook(module, args) -> None or new args."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """A forward hook for every module: hook(module, args, output) -> None or a new output."""
+    handle = RemovableHandle(_global_forward_hooks, extra_dict=_global_forward_hooks_always_called)
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        raise NotImplementedError("ember: global forward hooks take no kwargs (with_kwargs=True)")
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook):
+    """A backward pre-hook for every module: hook(module, grad_output) -> None or new
+    grad_output."""
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_hook(hook):
+    """A backward hook for every module: hook(module, grad_input, grad_output) -> None or
+    new grad_input."""
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
 
 
 class RemovableHandle:
@@ -23,13 +64,20 @@ class RemovableHandle:
 
     _next_id = 0
 
-    def __init__(self, hooks_dict):
+    def __init__(self, hooks_dict, *, extra_dict=None):
         self.hooks_dict_ref = hooks_dict
         self.id = RemovableHandle._next_id
         RemovableHandle._next_id += 1
+        if extra_dict is None:
+            extra_dict = ()
+        elif not isinstance(extra_dict, (list, tuple)):
+            extra_dict = (extra_dict,)
+        self.extra_dict_ref = tuple(extra_dict)
 
     def remove(self):
         self.hooks_dict_ref.pop(self.id, None)
+        for d in self.extra_dict_ref:
+            d.pop(self.id, None)
 
     def __enter__(self):
         return self
@@ -109,6 +157,25 @@ class Module:
         d["_forward_hooks_with_kwargs"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
         d["_forward_pre_hooks_with_kwargs"] = OrderedDict()
+        d["_forward_hooks_always_called"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_state_dict_hooks"] = OrderedDict()
+        d["_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_post_hooks"] = OrderedDict()
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        for key in ("_forward_hooks", "_forward_hooks_with_kwargs", "_forward_pre_hooks",
+                    "_forward_pre_hooks_with_kwargs", "_forward_hooks_always_called",
+                    "_backward_hooks", "_backward_pre_hooks", "_state_dict_hooks",
+                    "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                    "_load_state_dict_post_hooks"):
+            if key not in self.__dict__:
+                self.__dict__[key] = OrderedDict()
+        if "_non_persistent_buffers_set" not in self.__dict__:
+            self.__dict__["_non_persistent_buffers_set"] = set()
 
     def forward(self, *input):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
@@ -117,36 +184,81 @@ class Module:
     # ---- calling ---------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        if (self._forward_hooks or self._forward_pre_hooks or _global_forward_hooks
-                or _global_forward_pre_hooks):
+        if (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _global_forward_hooks
+                or _global_forward_pre_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
+    _call_impl = __call__
+
     def _call_with_hooks(self, args, kwargs):
-        for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
-                                             self._forward_pre_hooks.items()):
-            if hook_id in self._forward_pre_hooks_with_kwargs:
-                r = hook(self, args, kwargs)
+        backward_hooks = list(_global_backward_hooks.values()) + list(self._backward_hooks.values())
+        backward_pre_hooks = (list(_global_backward_pre_hooks.values())
+                              + list(self._backward_pre_hooks.values()))
+        called_always = set()
+        result = None
+        try:
+            for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
+                                                 self._forward_pre_hooks.items()):
+                if hook_id in self._forward_pre_hooks_with_kwargs:
+                    r = hook(self, args, kwargs)
+                    if r is not None:
+                        if not (isinstance(r, tuple) and len(r) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                               f"(new_args, new_kwargs), but got {r}.")
+                        args, kwargs = r
+                else:
+                    r = hook(self, args)
+                    if r is not None:
+                        args = r if isinstance(r, tuple) else (r,)
+            bw = None
+            if backward_hooks or backward_pre_hooks:
+                bw = _BackwardHook(self, backward_hooks, backward_pre_hooks)
+                args = bw.setup_input_hook(args)
+            result = self.forward(*args, **kwargs)
+            for hook_id, hook in itertools.chain(_global_forward_hooks.items(),
+                                                 self._forward_hooks.items()):
+                if hook_id in _global_forward_hooks_always_called or \
+                        hook_id in self._forward_hooks_always_called:
+                    called_always.add(hook_id)
+                if hook_id in self._forward_hooks_with_kwargs:
+                    r = hook(self, args, kwargs, result)
+                else:
+                    r = hook(self, args, result)
                 if r is not None:
-                    args, kwargs = r
-            else:
-                r = hook(self, args)
-                if r is not None:
-                    args = r if isinstance(r, tuple) else (r,)
-        result = self.forward(*args, **kwargs)
-        for hook_id, hook in itertools.chain(_global_forward_hooks.items(),
-                                             self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
-                r = hook(self, args, kwargs, result)
-            else:
-                r = hook(self, args, result)
-            if r is not None:
-                result = r
-        return result
+                    result = r
+            if bw is not None:
+                result = bw.setup_output_hook(result)
+            return result
+        except Exception:
+            # always_call hooks run even when forward (or an earlier hook) raised
+            for hook_id, hook in itertools.chain(_global_forward_hooks.items(),
+                                                 self._forward_hooks.items()):
+                if hook_id in called_always or not (
+                        hook_id in _global_forward_hooks_always_called
+                        or hook_id in self._forward_hooks_always_called):
+                    continue
+                try:
+                    if hook_id in self._forward_hooks_with_kwargs:
+                        r = hook(self, args, kwargs, result)
+                    else:
+                        r = hook(self, args, result)
+                    if r is not None:
+                        result = r
+                except Exception as e:
+                    import warnings
+                    warnings.warn("global module forward hook with ``always_call=True`` raised "
+                                  f"an exception that was silenced as another error was raised "
+                                  f"in forward: {e}")
+            raise
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        """hook(module, args) -> None or new args (with_kwargs: hook(module, args, kwargs))."""
-        handle = RemovableHandle(self._forward_pre_hooks)
+        """hook(module, args) -> None or new args (with_kwargs: hook(module, args, kwargs)
+        -> None or (new_args, new_kwargs))."""
+        handle = RemovableHandle(self._forward_pre_hooks,
+                                 extra_dict=self._forward_pre_hooks_with_kwargs)
         self._forward_pre_hooks[handle.id] = hook
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
@@ -156,14 +268,41 @@ class Module:
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
                               always_call=False):
-        """hook(module, args, output) -> None or a new output."""
-        handle = RemovableHandle(self._forward_hooks)
+        """hook(module, args, output) -> None or a new output (with_kwargs: hook(module,
+        args, kwargs, output)); always_call: run it even if forward raises."""
+        handle = RemovableHandle(self._forward_hooks,
+                                 extra_dict=[self._forward_hooks_with_kwargs,
+                                             self._forward_hooks_always_called])
         self._forward_hooks[handle.id] = hook
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
         if prepend:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) -> None or a new grad_output, called when the gradients
+        of the module's outputs are known (before its inputs' are computed)."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) -> None or a new grad_input, called when
+        the gradients of the module's (positional tensor) inputs are computed."""
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook):
+        """Deprecated in torch; ember runs it as a full backward hook."""
+        return self.register_full_backward_hook(hook)
 
     # ---- attributes -----------------------------------------------------------------
 
@@ -196,6 +335,12 @@ class Module:
             modules[name] = value
             return
         buffers = d.get("_buffers")
+        if isinstance(value, Buffer):
+            if buffers is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            self._remove_from(name, d, params)
+            self.register_buffer(name, value, value.persistent)
+            return
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_type_name(value)}' as buffer '{name}' "
@@ -294,6 +439,25 @@ class Module:
             if not isinstance(mod, Module):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
+
+    def set_submodule(self, target, module, strict=False):
+        """Replaces (or, unless strict, adds) the submodule at the dotted path target."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        if len(atoms) == 1:
+            parent = self
+        else:
+            parent = self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]):
+            mod = getattr(parent, atoms[-1])
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
 
     def get_parameter(self, target):
         module_path, _, name = target.rpartition(".")
@@ -443,6 +607,15 @@ class Module:
 
         return self._apply(convert)
 
+    def to_empty(self, *, device, recurse=True):
+        """Moves the parameters and buffers to device without copying their values
+        (uninitialised memory of the same shapes and dtypes)."""
+        return self._apply(lambda t: ember.empty_like(t, device=device), recurse=recurse)
+
+    def share_memory(self):
+        """Moves the parameters and buffers to shared memory (Tensor.share_memory_)."""
+        return self._apply(lambda t: t.share_memory_())
+
     def cuda(self, device=None):
         return self._apply(lambda t: t.cuda(device))
 
@@ -466,6 +639,18 @@ class Module:
 
     # ---- state dicts -------------------------------------------------------------------
 
+    def get_extra_state(self):
+        """Override (with set_extra_state) to put a picklable value in the state dict
+        under ``_extra_state``."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never "
+                           "be called. Please file an issue at https://github.com/pytorch/"
+                           "pytorch/issues/new?template=bug-report.yml to report this bug.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never "
+                           "be called. Please file an issue at https://github.com/pytorch/"
+                           "pytorch/issues/new?template=bug-report.yml to report this bug.")
+
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, param in self._parameters.items():
             if param is not None:
@@ -473,6 +658,53 @@ class Module:
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + "_extra_state"] = self.get_extra_state()
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars), called before state_dict() saves this module."""
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) -> None, called after
+        state_dict() saved this module and its children (may edit state_dict in place)."""
+        hook._from_public_api = True
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def _register_state_dict_hook(self, hook):
+        """The older form: the hook may return a new state dict."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via "
+                               "register_state_dict_post_hook")
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        if with_module:
+            self._load_state_dict_pre_hooks[handle.id] = (
+                lambda *a, _hook=hook, _m=self: _hook(_m, *a))
+        else:
+            self._load_state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs), called before this module loads (may edit state_dict)."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) -> None, called after load_state_dict() loaded
+        this module; it may clear incompatible_keys.missing_keys/unexpected_keys in place."""
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
+        return handle
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """An ordered dict of every parameter and persistent buffer by dotted name
@@ -485,15 +717,31 @@ class Module:
                 keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if not getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    destination = result
+            elif result is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs, assign=False):
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
         persistent_buffers = {k: v for k, v in self._buffers.items()
                               if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
@@ -531,9 +779,17 @@ class Module:
                                   f'in the model are {param.shape} and whose dimensions in the '
                                   f'checkpoint are {input_param.shape}, an exception occurred : '
                                   f'{ex.args}.')
+        extra_state_key = prefix + "_extra_state"
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_state_key in state_dict:
+                self.set_extra_state(state_dict[extra_state_key])
+            elif strict:
+                missing_keys.append(extra_state_key)
+        elif strict and extra_state_key in state_dict:
+            unexpected_keys.append(extra_state_key)
         if strict:
             for key in state_dict.keys():
-                if key.startswith(prefix):
+                if key.startswith(prefix) and key != extra_state_key:
                     input_name = key[len(prefix):].split(".", 1)
                     if input_name[0] not in self._modules and input_name[0] not in local_state:
                         unexpected_keys.append(key)
@@ -541,16 +797,30 @@ class Module:
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copies parameters and buffers from ``state_dict`` into this module (in place,
         so optimisers keep working). With ``strict``, missing or unexpected keys raise."""
-        if not isinstance(state_dict, dict):
+        import collections.abc
+        if not isinstance(state_dict, collections.abc.Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys, unexpected_keys, error_msgs = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)  # pre-hooks may edit it: not the caller's
+        if metadata is not None:
+            state_dict._metadata = metadata
 
         def load(module, prefix=""):
-            module._load_from_state_dict(state_dict, prefix, {}, True, missing_keys,
-                                         unexpected_keys, error_msgs, assign)
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            module._load_from_state_dict(state_dict, prefix, local_metadata, True,
+                                         missing_keys, unexpected_keys, error_msgs, assign)
             for name, child in module._modules.items():
                 if child is not None:
                     load(child, prefix + name + ".")
+            incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
+            for hook in module._load_state_dict_post_hooks.values():
+                out = hook(module, incompatible)
+                if out is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not"
+                        "expected to return new values, if incompatible_keys need to be "
+                        "modified,it should be done inplace.")
 
         load(self)
         if strict:
