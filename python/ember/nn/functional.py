@@ -427,3 +427,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 from ember.nn import _functional_composite as _fc  # noqa: E402
 from ember.nn._functional_composite import *  # noqa: E402,F401,F403
 __all__ += _fc.__all__
+
+# ---- normalisation (group/instance/rms/local-response norm) and the other losses
+# (smooth_l1, huber, margins, gaussian_nll, ctc...): nn/_functional_norm.py and
+# nn/_functional_loss.py; embedding_bag: nn/_functional_embedding_bag.py ----
+from ember.nn import (_functional_norm as _fn, _functional_loss as _fl,  # noqa: E402
+                      _functional_embedding_bag as _feb)
+from ember.nn._functional_norm import *  # noqa: E402,F401,F403
+from ember.nn._functional_loss import *  # noqa: E402,F401,F403
+from ember.nn._functional_embedding_bag import *  # noqa: E402,F401,F403
+__all__ += [n for n in _fn.__all__ + _fl.__all__ + _feb.__all__ if n not in __all__]
