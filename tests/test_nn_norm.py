@@ -153,7 +153,7 @@ def test_instance_norm_running_stats():
     np.testing.assert_allclose(npy(y2), (x - npy(rm)[None, :, None]) /
                                np.sqrt(npy(rv)[None, :, None] + 1e-5), atol=1e-10)
     with pytest.raises(ValueError, match=r"Expected more than 1 spatial element when training, "
-                                         r"got input size \[3, 2, 1\]"):
+                                         r"got input size ember.Size\(\[3, 2, 1\]\)"):
         F.instance_norm(ember.randn(3, 2, 1))
 
 
@@ -222,7 +222,7 @@ def test_local_response_norm(shape, size):
                                     (xt,))
     with pytest.raises(ValueError, match=r"Expected 3D or higher dimensionality input \(got 2 "
                                          r"dimensions\)"):
-        F.local_response_norm(t64(x[0, 0]) if x.ndim == 3 else t64(x[0, 0, 0]), 2)
+        F.local_response_norm(t64(np.zeros((2, 3))), 2)
 
 
 def ref_cross_map_lrn(x, size, alpha, beta, k):

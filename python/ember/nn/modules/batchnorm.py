@@ -220,7 +220,8 @@ class _LazyNormMixin:
     def __call__(self, *args, **kwargs):
         if self.has_uninitialized_params():
             self.initialize_parameters(*args, **kwargs)
-        return super().__call__(*args, **kwargs)
+        # the class may have just become cls_to_become: Module's call, not super()'s
+        return Module.__call__(self, *args, **kwargs)
 
 
 class LazyBatchNorm1d(_LazyNormMixin, _BatchNorm):
