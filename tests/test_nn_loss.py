@@ -374,3 +374,20 @@ def test_adaptive_log_softmax_with_loss():
         m(x, ember.tensor([0, 1, 2, 3, 4, 5, 10]))
     with pytest.raises(ValueError, match="cutoffs should be a sequence of unique"):
         nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 4])
+
+
+def test_losses_run_in_float32_under_cpu_autocast():
+    x = ember.randn(4, 5).to(ember.bfloat16)
+    t = ember.randn(4, 5).to(ember.bfloat16)
+    y = ember.tensor([0, 1, 2, 3])
+    with ember.autocast("cpu", dtype=ember.bfloat16):
+        assert F.smooth_l1_loss(x, t).dtype == ember.float32
+        assert F.huber_loss(x, t).dtype == ember.float32
+        assert F.soft_margin_loss(x, t).dtype == ember.float32
+        assert F.multi_margin_loss(x, y).dtype == ember.float32
+        assert F.multilabel_margin_loss(x, ember.zeros((4, 5), dtype=ember.long)).dtype == \
+            ember.float32
+        lp = x.reshape(4, 1, 5).float().log_softmax(2).to(ember.bfloat16)
+        assert F.ctc_loss(lp, ember.tensor([[1]]), [4], [1]).dtype == ember.float32
+        # not on torch's lists: computed in the input's dtype
+        assert F.multilabel_soft_margin_loss(x, t).dtype == ember.bfloat16

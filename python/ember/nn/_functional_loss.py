@@ -31,6 +31,11 @@ def _reduce(loss, reduction):
     return _F()._reduce(loss, reduction)
 
 
+# torch's autocast runs these in float32 on both devices (its cpu and cuda lists)
+_ac_on = _C._is_any_autocast_enabled
+_ac_fp32 = _C._autocast_float32
+
+
 def _warn_size(input, target):
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
@@ -41,6 +46,8 @@ def _warn_size(input, target):
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 * z**2 / beta where z = |input - target| < beta, z - 0.5 * beta elsewhere
     (beta = 0: the L1 loss)."""
+    if _ac_on():
+        input, target = _ac_fp32(3, input, target)
     _warn_size(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
@@ -54,6 +61,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 * z**2 where z = |input - target| < delta, delta * (z - 0.5 * delta) elsewhere."""
+    if _ac_on():
+        input, target, weight = _ac_fp32(3, input, target, weight)
     _warn_size(input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -71,6 +80,8 @@ def _log_sigmoid(x):
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input)) (target in {1, -1})."""
+    if _ac_on():
+        input, target = _ac_fp32(3, input, target)
     reduction = _reduction(size_average, reduce, reduction)
     return _reduce(-_log_sigmoid(target * input), reduction)
 
@@ -121,6 +132,8 @@ def _check_targets_in_range(t, c, name, message):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
     """Per sample: sum over i != y of max(0, margin - x[y] + x[i]) ** p * weight[y], / C."""
+    if _ac_on():
+        input, weight = _ac_fp32(3, input, weight)
     reduction = _reduction(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
@@ -151,6 +164,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     """Per sample: sum over the target classes j (the leading non-negative entries of
     target's row, up to the first -1) and the other classes i of
     max(0, 1 - (x[j] - x[i])), / C."""
+    if _ac_on():
+        input, = _ac_fp32(3, input)
     reduction = _reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
