@@ -131,7 +131,10 @@ __global__ void gn_fwd_kernel(const T* __restrict__ x, const A* __restrict__ w,
 // Backward, one block per row: per channel of the group, sum(dy) and
 // sum(dy * xhat) (written to part[n * C + c][2] for the parameter gradients);
 // then dx = rstd * (dy * w - mean(dy * w) - xhat * mean(dy * w * xhat)).
-template <typename T, typename A, int V>
+// kWarp false: the whole block reduces each channel plane in turn (large
+// planes); kWarp true: one warp per channel plane, the sums in shared memory
+// (many small planes: no block-wide barrier per channel).
+template <typename T, typename A, int V, bool kWarp>
 __global__ void gn_bwd_kernel(const T* __restrict__ dy, const T* __restrict__ x,
                               const A* __restrict__ mean, const A* __restrict__ rstd,
                               const A* __restrict__ w, T* __restrict__ dx, A* __restrict__ part,
@@ -145,27 +148,64 @@ __global__ void gn_bwd_kernel(const T* __restrict__ dy, const T* __restrict__ x,
   const Vec* gr = reinterpret_cast<const Vec*>(dy + row * L);
   const int64_t SV = S / V;
   const int64_t c0 = g * D;
+  A* prow = part != nullptr ? part + ((row / G) * G * D + c0) * 2 : nullptr;
   A sg = 0, sgx = 0;
-  for (int64_t d = 0; d < D; ++d) {
-    A s1 = 0, s2 = 0;
-    for (int64_t j = d * SV + threadIdx.x; j < (d + 1) * SV; j += blockDim.x) {
-      const Vec xv = xr[j], gv = gr[j];
+  if constexpr (kWarp) {
+    extern __shared__ __align__(16) unsigned char gn_smem[];
+    A* sums = reinterpret_cast<A*>(gn_smem);  // [D][2]
+    const int lane = threadIdx.x & 31;
+    const int64_t nw = blockDim.x >> 5;
+    for (int64_t d = threadIdx.x >> 5; d < D; d += nw) {
+      A s1 = 0, s2 = 0;
+      for (int64_t j = d * SV + lane; j < (d + 1) * SV; j += 32) {
+        const Vec xv = xr[j], gv = gr[j];
 #pragma unroll
-      for (int k = 0; k < V; ++k) {
-        const A gk = static_cast<A>(gv.v[k]);
-        s1 += gk;
-        s2 += gk * (static_cast<A>(xv.v[k]) - mu);
+        for (int k = 0; k < V; ++k) {
+          const A gk = static_cast<A>(gv.v[k]);
+          s1 += gk;
+          s2 += gk * (static_cast<A>(xv.v[k]) - mu);
+        }
+      }
+      s1 = warp_sum(s1);
+      s2 = warp_sum(s2);
+      if (lane == 0) {
+        sums[2 * d] = s1;
+        sums[2 * d + 1] = s2 * r;
       }
     }
-    block_sum2(s1, s2);
-    s2 *= r;
-    const A wv = w != nullptr ? w[c0 + d] : A(1);
-    sg += s1 * wv;
-    sgx += s2 * wv;
-    if (threadIdx.x == 0 && part != nullptr) {
-      A* p = part + ((row / G) * G * D + c0 + d) * 2;
-      p[0] = s1;
-      p[1] = s2;
+    __syncthreads();
+    for (int64_t d = threadIdx.x; d < D; d += blockDim.x) {
+      const A s1 = sums[2 * d], s2 = sums[2 * d + 1];
+      const A wv = w != nullptr ? w[c0 + d] : A(1);
+      sg += s1 * wv;
+      sgx += s2 * wv;
+      if (prow != nullptr) {
+        prow[2 * d] = s1;
+        prow[2 * d + 1] = s2;
+      }
+    }
+    block_sum2(sg, sgx);
+  } else {
+    for (int64_t d = 0; d < D; ++d) {
+      A s1 = 0, s2 = 0;
+      for (int64_t j = d * SV + threadIdx.x; j < (d + 1) * SV; j += blockDim.x) {
+        const Vec xv = xr[j], gv = gr[j];
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          const A gk = static_cast<A>(gv.v[k]);
+          s1 += gk;
+          s2 += gk * (static_cast<A>(xv.v[k]) - mu);
+        }
+      }
+      block_sum2(s1, s2);
+      s2 *= r;
+      const A wv = w != nullptr ? w[c0 + d] : A(1);
+      sg += s1 * wv;
+      sgx += s2 * wv;
+      if (threadIdx.x == 0 && prow != nullptr) {
+        prow[2 * d] = s1;
+        prow[2 * d + 1] = s2;
+      }
     }
   }
   if (dx == nullptr) return;
@@ -249,16 +289,34 @@ void gn_bwd_launch(const internal::GnArgs& a, cudaStream_t st) {
   const Tensor part = params ? Tensor::empty({a.N, C, 2}, norm_acc_dtype(a.x.dtype()),
                                              a.x.device())
                              : Tensor();
-  // threads by the channel plane (the reductions run per channel)
-  if (can_vectorize<T>(a, {&a.x, &a.dy, &a.dx})) {
-    gn_bwd_kernel<T, A, V><<<static_cast<unsigned>(rows), gn_threads(a.S / V * 4), 0, st>>>(
-        cptr<T>(a.dy), cptr<T>(a.x), cptr<A>(a.mean), cptr<A>(a.rstd), cptr<A>(a.w),
-        mptr<T>(a.dx), mptr<A>(part), a.G, a.D, a.S, FastDivmod(static_cast<uint32_t>(a.S / V)));
+  // Small channel planes (many per row): a warp per plane, its sums in shared memory.
+  // Large ones: the whole block reduces each plane (threads by the plane's size).
+  const bool vec = can_vectorize<T>(a, {&a.x, &a.dy, &a.dx});
+  const int64_t SV = vec ? a.S / V : a.S;
+  const size_t smem = static_cast<size_t>(a.D) * 2 * sizeof(A);
+  const bool warp = SV <= 256 && smem <= 32 * 1024 && a.D > 1;
+  const FastDivmod div_sv(static_cast<uint32_t>(SV));
+  const unsigned grid = static_cast<unsigned>(rows);
+  const int threads = warp ? std::max(gn_threads(L / (vec ? V : 1)), 128) : gn_threads(SV * 4);
+  const size_t sm = warp ? smem : 0;
+#define EMBER_GN_BWD(VV, WW)                                                                \
+  gn_bwd_kernel<T, A, VV, WW><<<grid, threads, sm, st>>>(                                  \
+      cptr<T>(a.dy), cptr<T>(a.x), cptr<A>(a.mean), cptr<A>(a.rstd), cptr<A>(a.w),          \
+      mptr<T>(a.dx), mptr<A>(part), a.G, a.D, a.S, div_sv)
+  if (vec) {
+    if (warp) {
+      EMBER_GN_BWD(V, true);
+    } else {
+      EMBER_GN_BWD(V, false);
+    }
   } else {
-    gn_bwd_kernel<T, A, 1><<<static_cast<unsigned>(rows), gn_threads(a.S * 4), 0, st>>>(
-        cptr<T>(a.dy), cptr<T>(a.x), cptr<A>(a.mean), cptr<A>(a.rstd), cptr<A>(a.w),
-        mptr<T>(a.dx), mptr<A>(part), a.G, a.D, a.S, FastDivmod(static_cast<uint32_t>(a.S)));
+    if (warp) {
+      EMBER_GN_BWD(1, true);
+    } else {
+      EMBER_GN_BWD(1, false);
+    }
   }
+#undef EMBER_GN_BWD
   EMBER_KERNEL_LAUNCH_CHECK();
   if (!params) return;
   gn_param_grad_kernel<A><<<cuda_loops::blocks_for(C), cuda_loops::kThreads, 0, st>>>(
