@@ -126,3 +126,13 @@ def test_out_of_range_target_on_gpu_raises_at_sync_then_works():
     with pytest.raises(IndexError, match="7"):
         m.cpu()
     assert float((x * 2).sum()) == pytest.approx(2 * float(x.sum()), rel=1e-5)
+
+
+def test_one_hot_out_of_range_on_gpu_raises_at_sync(torch):
+    t = ember.tensor([0, 2, 1], device="cuda")
+    np.testing.assert_array_equal(EF.one_hot(t, 4).cpu().numpy(),
+                                  torch.nn.functional.one_hot(torch.tensor([0, 2, 1]), 4).numpy())
+    EF.one_hot(ember.tensor([0, 5], device="cuda"), 3)
+    with pytest.raises(IndexError, match="5"):
+        ember.cuda.synchronize()
+    assert EF.one_hot(t).shape == (3, 3)

@@ -256,11 +256,31 @@ def pad(input, pad, mode="constant", value=None):
     return x
 
 
+_META_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half",
+               "bfloat16": "c10::BFloat16"}
+
+
+def _meta_name(dtype):
+    n = str(dtype).split(".")[-1]
+    return _META_NAMES.get(n, n)
+
+
 def bilinear(input1, input2, weight, bias=None):
-    """y = x1^T A x2 + b per output feature (weight (out, in1, in2))."""
-    if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError("bilinear(): input batch dimensions do not match: got "
-                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    """y = x1^T A x2 + b per output feature (weight (out, in1, in2)); checks and messages
+    as torch's."""
+    ts = [("input1", input1), ("input2", input2), ("weight", weight)]
+    if bias is not None:
+        ts.append(("bias", bias))
+    if any(t.dtype != input1.dtype for _, t in ts):
+        raise RuntimeError("All tensors must have the same dtype, got " +
+                           ", ".join(f"{n}: {_meta_name(t.dtype)}" for n, t in ts))
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and "
+                           f"{input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: "
+                               f"got {input1.shape[i]} and {input2.shape[i]}")
     if weight.dim() != 3:
         raise RuntimeError(f"bilinear(): weight must be three-dimensional, got {weight.dim()}")
     if input1.shape[-1] != weight.shape[1]:
@@ -269,6 +289,9 @@ def bilinear(input1, input2, weight, bias=None):
     if input2.shape[-1] != weight.shape[2]:
         raise RuntimeError("bilinear(): input2 size does not match weight size: got "
                            f"{input2.shape[-1]} but expected {weight.shape[2]}")
+    if bias is not None and bias.numel() != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.numel()} but expected {weight.shape[0]}")
     y = ember.einsum("...i,oij,...j->...o", input1, weight, input2)
     return y if bias is None else y + bias
 
