@@ -137,3 +137,19 @@ def test_embedding_bag_module():
     mn = nn.EmbeddingBag.from_pretrained(t64(w * 10), max_norm=1.0, freeze=False)
     mn(ember.tensor([[0, 1]]))
     assert np.all(np.linalg.norm(npy(mn.weight)[[0, 1]], axis=1) <= 1.0 + 1e-6)
+
+
+def test_top_level_embedding_bag_and_renorm():
+    w = RNG.standard_normal((5, 3))
+    idx, off = ember.tensor([0, 2, 1, 1, 4]), ember.tensor([0, 2, 2])
+    out, offset2bag, bag_size, max_idx = ember.embedding_bag(t64(w), idx, off, False, 2)
+    np.testing.assert_allclose(npy(out), ref_bag(w, npy(idx), [0, 2, 2], "max"), atol=1e-12)
+    assert npy(offset2bag).tolist() == [0, 0, 2, 2, 2]
+    assert npy(bag_size).tolist() == [2, 0, 3]
+    np.testing.assert_array_equal(npy(max_idx)[2], np.array([1, 2, 4])[w[[1, 1, 4]].argmax(0)])
+    assert npy(max_idx)[1].tolist() == [0, 0, 0]
+    big = t64(w * 10)
+    ember.embedding_renorm_(big, ember.tensor([0, 3]), 1.0, 2.0)
+    norms = np.linalg.norm(npy(big), axis=1)
+    np.testing.assert_allclose(norms[[0, 3]], [1.0, 1.0], rtol=1e-6)
+    np.testing.assert_allclose(npy(big)[[1, 2, 4]], w[[1, 2, 4]] * 10)

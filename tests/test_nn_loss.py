@@ -391,3 +391,11 @@ def test_losses_run_in_float32_under_cpu_autocast():
         assert F.ctc_loss(lp, ember.tensor([[1]]), [4], [1]).dtype == ember.float32
         # not on torch's lists: computed in the input's dtype
         assert F.multilabel_soft_margin_loss(x, t).dtype == ember.bfloat16
+
+
+def test_top_level_ctc_loss_is_unreduced_by_default():
+    lp, targets, il, tl = ctc_case(T=8, N=3, C=4, maxL=2)
+    out = ember.ctc_loss(t64(lp), ember.tensor(targets), list(il), list(tl))
+    np.testing.assert_allclose(npy(out), ref_ctc(lp, targets, il, tl), rtol=1e-9)
+    s = ember.ctc_loss(t64(lp), ember.tensor(targets), list(il), list(tl), 0, 2)
+    np.testing.assert_allclose(npy(s), ref_ctc(lp, targets, il, tl).sum(), rtol=1e-9)
