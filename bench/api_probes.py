@@ -334,6 +334,12 @@ HAND = {
         L.tensor([0, 2, 1, 1, 2]), _sq(L), L.tensor([0, 2, 2]), mode="max"),
     "torch.nn.functional.gaussian_nll_loss": lambda L: L.nn.functional.gaussian_nll_loss(
         _t(L), _p(L), _p(L), full=True),
+    "torch.ctc_loss": lambda L: L.ctc_loss(
+        (_seq(L).reshape(4, 2, 3) * 3).log_softmax(2), L.tensor([[1, 2], [2, 2]]), [4, 4], [2, 1]),
+    "torch.embedding_bag": lambda L: L.embedding_bag(
+        _sq(L), L.tensor([0, 2, 1, 1, 2]), L.tensor([0, 2, 2]), False, 2),
+    "torch.embedding_renorm_": lambda L: L.embedding_renorm_(
+        _sq(L) * 4, L.tensor([0, 2]), 1.0, 2.0),
     "torch.nn.AdaptiveLogSoftmaxWithLoss": lambda L: tuple(L.nn.AdaptiveLogSoftmaxWithLoss(
         3, 6, [2, 4])(_t(L), L.tensor([1, 5])).output.shape),
     "torch.nn.functional.linear": _call("nn.functional.linear", _t, _t),
