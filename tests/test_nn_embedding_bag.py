@@ -28,7 +28,7 @@ def bags_of(n, offsets, include_last):
 
 
 def ref_bag(w, idx, offsets, mode, psw=None, padding_idx=None, include_last=False):
-    out, grads_src = [], []
+    out = []
     for s, e in bags_of(len(idx), offsets, include_last):
         rows = [(i, idx[i]) for i in range(s, e) if idx[i] != padding_idx]
         if not rows:

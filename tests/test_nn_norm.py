@@ -287,7 +287,8 @@ def test_sync_batchnorm_and_convert():
 
 
 @pytest.mark.parametrize("lazy,cls,shape", [
-    (nn.LazyBatchNorm1d, nn.BatchNorm1d, (4, 3)), (nn.LazyBatchNorm2d, nn.BatchNorm2d, (2, 3, 4, 4)),
+    (nn.LazyBatchNorm1d, nn.BatchNorm1d, (4, 3)),
+    (nn.LazyBatchNorm2d, nn.BatchNorm2d, (2, 3, 4, 4)),
     (nn.LazyBatchNorm3d, nn.BatchNorm3d, (2, 3, 2, 2, 2)),
     (nn.LazyInstanceNorm1d, nn.InstanceNorm1d, (2, 3, 5)),
     (nn.LazyInstanceNorm2d, nn.InstanceNorm2d, (2, 3, 4, 4)),

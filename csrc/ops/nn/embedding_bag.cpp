@@ -59,7 +59,9 @@ EmbeddingBagForward embedding_bag_forward(const Tensor& weight, const Tensor& in
                                           int64_t padding_idx) {
   EMBER_CHECK(weight.dim() == 2, "embedding_bag: 'weight' must be 2-D, got ", weight.dim(),
               "-D");
-  if (!is_floating(weight.dtype())) not_implemented("embedding_bag", weight.dtype(), weight.is_cuda());
+  if (!is_floating(weight.dtype())) {
+    not_implemented("embedding_bag", weight.dtype(), weight.is_cuda());
+  }
   EMBER_CHECK(indices.dim() == 1, "input has to be 1D or 2D Tensor, but got Tensor of dimension ",
               indices.dim());
   EMBER_CHECK(offsets.dim() == 1, "offsets has to be a 1D Tensor, but got Tensor of dimension ",

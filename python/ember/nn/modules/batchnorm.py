@@ -170,7 +170,8 @@ class SyncBatchNorm(_BatchNorm):
 
 
 class _LazyNormMixin:
-    """num_features taken from the first input's dim 1: until then the parameters and running statistics are empty tensors (torch's
+    """num_features taken from the first input's dim 1: until then the parameters and
+    running statistics are empty tensors (torch's
     UninitializedParameter/UninitializedBuffer), num_features is 0, and the first forward
     sizes and initialises them and turns the module into cls_to_become."""
 
