@@ -91,3 +91,15 @@ def test_rms_norm_and_lrn_vs_torch(torch, dtype):
     close(EF.rms_norm(ex, (3,), ew), torch.nn.functional.rms_norm(tx, (3,), tw), dtype)
     close(EF.local_response_norm(ex, 3, 1e-2, 0.75, 2.0),
           torch.nn.functional.local_response_norm(tx, 3, 1e-2, 0.75, 2.0), dtype)
+
+
+def test_norms_under_cuda_autocast_vs_torch(torch):
+    x = RNG.standard_normal((2, 4, 8, 8))
+    ex, tx = pair(torch, x, "float16")
+    with ember.autocast("cuda", dtype=ember.float16), torch.autocast("cuda", dtype=torch.float16):
+        eg, tg = EF.group_norm(ex, 2), torch.nn.functional.group_norm(tx, 2)
+        ei, ti = EF.instance_norm(ex), torch.nn.functional.instance_norm(tx)
+    assert str(eg.dtype).split(".")[-1] == str(tg.dtype).split(".")[-1]
+    assert str(ei.dtype).split(".")[-1] == str(ti.dtype).split(".")[-1]
+    close(eg, tg, "float16")
+    close(ei, ti, "float16")

@@ -51,6 +51,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         raise ValueError(f"Expected input to have at least 2 dims, got {input.dim()}")
     n, c = input.shape[0], input.shape[1]
     if use_input_stats and running_mean is None and running_var is None:
+        if _C._is_any_autocast_enabled():
+            # instance_norm is on no autocast list (group_norm is on CUDA's float32 one)
+            with ember.autocast(input.device.type, enabled=False):
+                return _nn.group_norm(input, c, weight, bias, eps)
         return _nn.group_norm(input, c, weight, bias, eps)
     rm = running_mean.repeat(n) if running_mean is not None else None
     rv = running_var.repeat(n) if running_var is not None else None
