@@ -327,6 +327,21 @@ HAND = {
     "torch.nn.functional.cross_entropy": _call("nn.functional.cross_entropy", _t, lambda L: L.tensor([0, 2])),
     "torch.nn.functional.nll_loss": _call("nn.functional.nll_loss", _t, lambda L: L.tensor([0, 2])),
     "torch.nn.functional.embedding": _call("nn.functional.embedding", _i, _sq),
+    # nn2: losses and bags whose arguments no generated set fits
+    "torch.nn.functional.ctc_loss": lambda L: L.nn.functional.ctc_loss(
+        (_seq(L).reshape(4, 2, 3) * 3).log_softmax(2), L.tensor([[1, 2], [2, 2]]), [4, 4], [2, 1]),
+    "torch.nn.functional.embedding_bag": lambda L: L.nn.functional.embedding_bag(
+        L.tensor([0, 2, 1, 1, 2]), _sq(L), L.tensor([0, 2, 2]), mode="max"),
+    "torch.nn.functional.gaussian_nll_loss": lambda L: L.nn.functional.gaussian_nll_loss(
+        _t(L), _p(L), _p(L), full=True),
+    "torch.ctc_loss": lambda L: L.ctc_loss(
+        (_seq(L).reshape(4, 2, 3) * 3).log_softmax(2), L.tensor([[1, 2], [2, 2]]), [4, 4], [2, 1]),
+    "torch.embedding_bag": lambda L: L.embedding_bag(
+        _sq(L), L.tensor([0, 2, 1, 1, 2]), L.tensor([0, 2, 2]), False, 2),
+    "torch.embedding_renorm_": lambda L: L.embedding_renorm_(
+        _sq(L) * 4, L.tensor([0, 2]), 1.0, 2.0),
+    "torch.nn.AdaptiveLogSoftmaxWithLoss": lambda L: tuple(L.nn.AdaptiveLogSoftmaxWithLoss(
+        3, 6, [2, 4])(_t(L), L.tensor([1, 5])).output.shape),
     "torch.nn.functional.linear": _call("nn.functional.linear", _t, _t),
     "torch.nn.functional.conv2d": _call("nn.functional.conv2d", _img, lambda L: L.ones(3, 2, 3, 3)),
     "torch.nn.functional.one_hot": _call("nn.functional.one_hot", lambda L: L.tensor([0, 2, 1])),

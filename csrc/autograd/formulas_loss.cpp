@@ -6,6 +6,7 @@
 #include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
+#include "ops/nn/ctc.hpp"
 #include "ops/pointwise/binary.hpp"
 #include "ops/reduce/reduce.hpp"
 #include "ops/pointwise/unary.hpp"
@@ -43,6 +44,28 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
   node->save(input);
   node->save(target);
   return out;
+}
+
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets,
+                const std::vector<int64_t>& input_lengths,
+                const std::vector<int64_t>& target_lengths, int64_t blank, bool zero_infinity) {
+  // torch's autocast (cuda and cpu lists): float32
+  EMBER_AUTOCAST(Float32, kBothLists, log_probs,
+                 return autograd::ctc_loss(ac.cast(log_probs), targets, input_lengths,
+                                           target_lengths, blank, zero_infinity));
+  const ops::CtcForward f =
+      ops::ctc_loss_forward(log_probs, targets, input_lengths, target_lengths, blank,
+                            zero_infinity);
+  if (!needs_grad(log_probs)) return f.loss;
+  auto node = record("CtcLossBackward0", {&log_probs}, {&f.loss},
+                     [f, blank, zero_infinity](FormulaNode& n, TensorList& g) -> TensorList {
+                       EMBER_CHECK(!GradMode::is_enabled(),
+                                   "ctc_loss: double backward (backward with create_graph=True "
+                                   "through ctc_loss) is not supported by ember");
+                       return {ops::ctc_loss_backward(g[0], n.saved(0), f, blank, zero_infinity)};
+                     });
+  node->save(log_probs);
+  return f.loss;
 }
 
 }  // namespace ember::autograd

@@ -7,6 +7,7 @@
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
 #include "ops/copy/copy.hpp"
+#include "ops/nn/group_norm.hpp"
 #include "ops/nn/norm.hpp"
 #include "runtime/errors.hpp"
 
@@ -161,6 +162,45 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
         }
         const ops::NormGrads r = ops::layer_norm_backward(
             g[0], ops::contiguous(x), n.saved(1), n.saved(2), w, N, n.needs(0),
+            n.needs(1) && ws.defined, n.needs(2) && bs.defined);
+        return {r.input, ws.grad(r.weight), bs.grad(r.bias)};
+      });
+  node->save(input);
+  node->save(f.mean);
+  node->save(f.rstd);
+  node->save(weight);
+  return f.out;
+}
+
+Tensor group_norm(const Tensor& input, int64_t groups, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  // torch's CUDA autocast list: float32
+  EMBER_AUTOCAST(Float32, kCudaList, input,
+                 return autograd::group_norm(ac.cast(input), groups, ac.cast(weight),
+                                             ac.cast(bias), eps));
+  const ops::GroupNormForward f = ops::group_norm_forward(input, groups, weight, bias, eps);
+  if (!needs_grad(input, weight, bias)) return f.out;
+  const ParamSpec ws = ParamSpec::of(weight), bs = ParamSpec::of(bias);
+  auto node = record(
+      "NativeGroupNormBackward0", {&input, &weight, &bias}, {&f.out},
+      [groups, eps, ws, bs](FormulaNode& n, TensorList& g) -> TensorList {
+        const Tensor x = n.saved(0), w = n.saved(3);
+        if (GradMode::is_enabled()) {  // create_graph: differentiable ops on (N, G, D, S)
+          const int64_t N = x.size(0), C = x.size(1);
+          const int64_t S = N * C == 0 ? 0 : x.numel() / (N * C);
+          const Shape s4{N, groups, C / groups, S};
+          const Tensor x4 = autograd::reshape(x, s4);
+          const Tensor g4 = autograd::reshape(g[0], s4);
+          const Tensor w4 = w.defined() ? autograd::reshape(w, Shape{1, groups, C / groups, 1})
+                                        : Tensor();
+          const Composite r = norm_backward_graph(g4, x4, w4, {2, 3}, {0, 3}, eps, Tensor(),
+                                                  Tensor());
+          return {n.needs(0) ? autograd::reshape(r.dx, x.sizes()) : Tensor(),
+                  n.needs(1) ? param_grad_graph(ws, r.dw) : Tensor(),
+                  n.needs(2) ? param_grad_graph(bs, r.db) : Tensor()};
+        }
+        const ops::NormGrads r = ops::group_norm_backward(
+            g[0], ops::contiguous(x), n.saved(1), n.saved(2), w, groups, n.needs(0),
             n.needs(1) && ws.defined, n.needs(2) && bs.defined);
         return {r.input, ws.grad(r.weight), bs.grad(r.bias)};
       });

@@ -92,6 +92,12 @@ Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype
 enum class Reduction : uint8_t { None, Mean, Sum };
 // mean/sum/none of (input - target)^2 (broadcasting), one node.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+// ctc_loss of (T, N, C) log-probabilities: each sample's negative log-likelihood
+// ([N], zeros for infinite ones with zero_infinity); one node, C++ kernels
+// (ops/nn/ctc.hpp). targets padded (N, S) or concatenated 1-D.
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets,
+                const std::vector<int64_t>& input_lengths,
+                const std::vector<int64_t>& target_lengths, int64_t blank, bool zero_infinity);
 
 // ---- convolution and pooling (formulas_conv.cpp, formulas_pool.cpp) -----------------
 // input [N, C, H, W] or unbatched [C, H, W]; one node with its own backward
@@ -118,6 +124,18 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
 // normalized_shape) may be undefined. One node with a fused backward.
 Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps);
+// group_norm of an (N, C, *) input: C in `groups` groups, each (sample, group)
+// normalised by its mean and biased variance, then weight[c] / bias[c] (both
+// may be undefined). One node with a fused backward (ops/nn/group_norm.hpp).
+Tensor group_norm(const Tensor& input, int64_t groups, const Tensor& weight, const Tensor& bias,
+                  double eps);
+// embedding_bag over 1-D indices and offsets (ops/nn/embedding_bag.hpp); mode
+// 0 sum, 1 mean, 2 max. Returns {output [B, D], bag sizes, max indices
+// (undefined unless max)}; one node for weight and per_sample_weights.
+std::vector<Tensor> embedding_bag(const Tensor& weight, const Tensor& indices,
+                                  const Tensor& offsets, int64_t mode,
+                                  const Tensor& per_sample_weights, bool include_last_offset,
+                                  int64_t padding_idx);
 // weight[indices] (an int64/int32 tensor of any shape); rows equal to
 // padding_idx (-1: none, already wrapped) get no gradient.
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx,

@@ -1,6 +1,8 @@
 // nn.functional's losses that are one fused autograd node (ember._C._nn):
-// mse_loss. (linear is bound by the linear-algebra bindings.)
+// mse_loss, ctc_loss. (linear is bound by the linear-algebra bindings.)
 #include "autograd/functions.hpp"
+#include <pybind11/stl.h>
+
 #include "bindings/tensor_common.hpp"
 #include "runtime/errors.hpp"
 
@@ -30,6 +32,18 @@ void bind_nn_loss(py::module_& m) {
       },
       py::arg("input"), py::arg("target"), py::arg("reduction") = "mean",
       "mean((input - target) ** 2) (or 'sum', 'none') as one autograd node.");
+  nn.def(
+      "ctc_loss",
+      [](const Tensor& log_probs, const Tensor& targets, const std::vector<int64_t>& input_lengths,
+         const std::vector<int64_t>& target_lengths, int64_t blank, bool zero_infinity) {
+        py::gil_scoped_release nogil;
+        return autograd::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                                  zero_infinity);
+      },
+      py::arg("log_probs"), py::arg("targets"), py::arg("input_lengths"),
+      py::arg("target_lengths"), py::arg("blank") = 0, py::arg("zero_infinity") = false,
+      "Per-sample CTC negative log-likelihoods of (T, N, C) log-probabilities (no reduction), "
+      "one autograd node.");
 }
 
 }  // namespace ember::bindings

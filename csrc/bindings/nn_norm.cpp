@@ -1,10 +1,11 @@
 // nn.functional's normalisation layers and embedding (ember._C._nn):
-// batch_norm, layer_norm, embedding, embedding_renorm_. Argument checks that
+// batch_norm, layer_norm, group_norm, embedding, embedding_bag, embedding_renorm_. Argument checks that
 // torch makes in Python (batch size, padding_idx, sparse) stay in
 // ember/nn/functional.py; shapes, dtypes and devices are checked in C++.
 #include "autograd/functions.hpp"
 #include "bindings/tensor_common.hpp"
 #include "ops/nn/embedding.hpp"
+#include "ops/nn/embedding_bag.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::bindings {
@@ -49,6 +50,15 @@ void bind_nn_norm(py::module_& m) {
       py::arg("bias") = py::none(), py::arg("eps") = 1e-5,
       "Layer normalisation over the last len(normalized_shape) dims, one autograd node.");
   nn.def(
+      "group_norm",
+      [](const Tensor& input, int64_t num_groups, py::handle weight, py::handle bias, double eps) {
+        return autograd::group_norm(input, num_groups, optional_tensor(weight, "weight"),
+                                    optional_tensor(bias, "bias"), eps);
+      },
+      py::arg("input"), py::arg("num_groups"), py::arg("weight") = py::none(),
+      py::arg("bias") = py::none(), py::arg("eps") = 1e-5,
+      "Group normalisation of an (N, C, *) input over groups of channels, one autograd node.");
+  nn.def(
       "embedding",
       [](const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq) {
         return autograd::embedding(weight, indices, padding_idx, scale_grad_by_freq);
@@ -56,6 +66,24 @@ void bind_nn_norm(py::module_& m) {
       py::arg("weight"), py::arg("indices"), py::arg("padding_idx") = -1,
       py::arg("scale_grad_by_freq") = false,
       "weight[indices] (one autograd node; padding_idx >= 0 gets no gradient).");
+  nn.def(
+      "embedding_bag",
+      [](const Tensor& weight, const Tensor& indices, const Tensor& offsets, int64_t mode,
+         py::handle per_sample_weights, bool include_last_offset, int64_t padding_idx) {
+        const Tensor psw = optional_tensor(per_sample_weights, "per_sample_weights");
+        std::vector<Tensor> r;
+        {
+          py::gil_scoped_release nogil;
+          r = autograd::embedding_bag(weight, indices, offsets, mode, psw, include_last_offset,
+                                      padding_idx);
+        }
+        return py::make_tuple(r[0], r[1], r[2].defined() ? py::cast(r[2]) : py::none());
+      },
+      py::arg("weight"), py::arg("indices"), py::arg("offsets"), py::arg("mode") = 0,
+      py::arg("per_sample_weights") = py::none(), py::arg("include_last_offset") = false,
+      py::arg("padding_idx") = -1,
+      "Sum (mode 0), mean (1) or max (2) of the weight rows of each bag of 1-D indices "
+      "(bags start at offsets); returns (output, bag_size, max_indices or None).");
   nn.def(
       "embedding_renorm_",
       [](const Tensor& weight, const Tensor& indices, double max_norm, double norm_type) {

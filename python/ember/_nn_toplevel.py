@@ -351,6 +351,56 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return _F().rms_norm(input, normalized_shape, weight, eps)
 
 
+# ---- ctc_loss, embedding_bag, embedding_renorm_ (torch's ATen signatures) ----
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
+             zero_infinity=False):
+    """torch.ctc_loss: nn.functional.ctc_loss with an integer reduction (default 0, none:
+    torch's binding)."""
+    return _F().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                         _red(reduction), zero_infinity)
+
+
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """torch.embedding_bag: (output, offset2bag, bag_size, max_indices) over 1-D indices and
+    offsets, mode 0 sum, 1 mean, 2 max. The auxiliary tensors follow torch's CPU kernel
+    (bag_size and max_indices zeros for sum, max_indices the bag sizes for mean, the argmax
+    rows for max) except offset2bag, always the bag of each index here (torch's is empty
+    in some sum-mode calls)."""
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("ember.embedding_bag: scale_grad_by_freq and sparse are not "
+                                  "supported")
+    pad = -1 if padding_idx is None else (padding_idx + weight.size(0) if padding_idx < 0
+                                          else padding_idx)
+    out, bag_size, max_idx = _C._nn.embedding_bag(weight, indices, offsets, mode,
+                                                  per_sample_weights, include_last_offset, pad)
+    import ember
+    starts = offsets[:-1] if include_last_offset else offsets
+    pos = _C.arange(indices.numel(), device=weight.device)
+    offset2bag = ember.searchsorted(starts.contiguous().long(), pos, right=True) - 1
+    if mode == 0:
+        bag_size = _C.zeros_like(bag_size)
+        max_idx = _C.zeros_like(bag_size)
+    elif mode == 1:
+        max_idx = bag_size.clone()
+    else:
+        max_idx = _C.clamp_min(max_idx, 0)
+    return out, offset2bag, bag_size, max_idx
+
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """torch.embedding_renorm_: rows of input named by indices scaled to norm at most
+    max_norm, in place (no autograd)."""
+    import ember
+    with ember.no_grad():
+        _C._nn.embedding_renorm_(input, indices.contiguous(), max_norm, norm_type)
+    return input
+
+
+__all__ += ["ctc_loss", "embedding_bag", "embedding_renorm_"]
+
+
 def _methods():
     def hs(self, lambd=0.5):
         return _F().hardshrink(self, lambd)

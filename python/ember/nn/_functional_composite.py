@@ -191,11 +191,31 @@ def pad(input, pad, mode="constant", value=None):
     return x
 
 
+_META_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half",
+               "bfloat16": "c10::BFloat16"}
+
+
+def _meta_name(dtype):
+    n = str(dtype).split(".")[-1]
+    return _META_NAMES.get(n, n)
+
+
 def bilinear(input1, input2, weight, bias=None):
-    """y = x1^T A x2 + b per output feature (weight (out, in1, in2))."""
-    if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError("bilinear(): input batch dimensions do not match: got "
-                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    """y = x1^T A x2 + b per output feature (weight (out, in1, in2)); checks and messages
+    as torch's."""
+    ts = [("input1", input1), ("input2", input2), ("weight", weight)]
+    if bias is not None:
+        ts.append(("bias", bias))
+    if any(t.dtype != input1.dtype for _, t in ts):
+        raise RuntimeError("All tensors must have the same dtype, got " +
+                           ", ".join(f"{n}: {_meta_name(t.dtype)}" for n, t in ts))
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and "
+                           f"{input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: "
+                               f"got {input1.shape[i]} and {input2.shape[i]}")
     if weight.dim() != 3:
         raise RuntimeError(f"bilinear(): weight must be three-dimensional, got {weight.dim()}")
     if input1.shape[-1] != weight.shape[1]:
@@ -204,6 +224,9 @@ def bilinear(input1, input2, weight, bias=None):
     if input2.shape[-1] != weight.shape[2]:
         raise RuntimeError("bilinear(): input2 size does not match weight size: got "
                            f"{input2.shape[-1]} but expected {weight.shape[2]}")
+    if bias is not None and bias.numel() != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.numel()} but expected {weight.shape[0]}")
     y = ember.einsum("...i,oij,...j->...o", input1, weight, input2)
     return y if bias is None else y + bias
 
@@ -277,95 +300,9 @@ def adaptive_avg_pool1d(input, output_size):
     return y.squeeze(0) if unb else y
 
 
-# ---- normalisation -------------------------------------------------------------------------
+# ---- normalisation: nn/_functional_norm.py ---------------------------------------------
 
-def _affine(y, weight, bias, channel_dims):
-    shape = [1, -1] + [1] * channel_dims
-    if weight is not None:
-        y = y * weight.reshape(shape)
-    if bias is not None:
-        y = y + bias.reshape(shape)
-    return y
-
-
-def _stats_dtype(x):
-    return _C.float32 if x.dtype in (_C.float16, _C.bfloat16) else x.dtype
-
-
-def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Normalises each group of channels of (N, C, *) by its mean and (biased) variance."""
-    if input.dim() < 2:
-        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
-                           f"{input.dim()}")
-    n, c = input.shape[0], input.shape[1]
-    if c % num_groups:
-        raise RuntimeError(f"Expected number of channels in input to be divisible by "
-                           f"num_groups, but got input of shape {list(input.shape)} and "
-                           f"num_groups={num_groups}")
-    for t, name in ((weight, "weight"), (bias, "bias")):
-        if t is not None and (t.dim() != 1 or t.numel() != c):
-            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
-                               f"channels in input, but got {name} of shape {list(t.shape)} and "
-                               f"input of shape {list(input.shape)}")
-    x = input.reshape(n, num_groups, -1)
-    xs = x.to(_stats_dtype(x))
-    mean = xs.mean(-1, keepdim=True)
-    var = ((xs - mean) ** 2).mean(-1, keepdim=True)
-    y = ((xs - mean) * _C.rsqrt(var + eps)).to(input.dtype).reshape(input.shape)
-    return _affine(y, weight, bias, input.dim() - 2)
-
-
-def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
-                  use_input_stats=True, momentum=0.1, eps=1e-5):
-    """Normalises each (sample, channel) of (N, C, *) over its spatial dims: batch_norm of
-    the input viewed as (1, N * C, *), whose running statistics are averaged over N."""
-    if input.dim() < 3:
-        raise ValueError(f"Expected input to have at least 3 dims, got {input.dim()}")
-    n, c = input.shape[0], input.shape[1]
-    spatial = 1
-    for s in input.shape[2:]:
-        spatial *= s
-    if use_input_stats and spatial == 1:
-        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
-                         f"{list(input.shape)}")
-    rm = running_mean.repeat(n) if running_mean is not None else None
-    rv = running_var.repeat(n) if running_var is not None else None
-    x = input.reshape([1, n * c] + list(input.shape[2:]))
-    from ember._C import _nn
-    y = _nn.batch_norm(x, rm, rv, None, None, use_input_stats, momentum, eps)
-    if use_input_stats:
-        with ember.no_grad():
-            if running_mean is not None:
-                running_mean.copy_(rm.reshape(n, c).mean(0))
-            if running_var is not None:
-                running_var.copy_(rv.reshape(n, c).mean(0))
-    return _affine(y.reshape(input.shape), weight, bias, input.dim() - 2)
-
-
-def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """x / sqrt(mean(x ** 2 over the last len(normalized_shape) dims) + eps) * weight
-    (eps: the dtype's machine epsilon unless given)."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
-        tuple(normalized_shape)
-    k = len(shape)
-    if tuple(input.shape[input.dim() - k:]) != shape or k > input.dim():
-        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
-                           f"[*, {', '.join(str(s) for s in shape)}], but got input of size"
-                           f"{list(input.shape)}")
-    if weight is not None and tuple(weight.shape) != shape:
-        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
-                           f"weight of shape {list(weight.shape)} and normalized_shape = "
-                           f"{list(shape)}")
-    xs = input.to(_stats_dtype(input))
-    if eps is None:
-        eps = ember.finfo(input.dtype).eps
-    dims = tuple(range(input.dim() - k, input.dim()))
-    if k == 0:
-        ms = xs * xs
-    else:
-        ms = (xs * xs).mean(dims, keepdim=True)
-    y = (xs * _C.rsqrt(ms + eps)).to(input.dtype)
-    return y if weight is None else y * weight
+from ember.nn._functional_norm import group_norm, instance_norm, rms_norm  # noqa: E402,F401
 
 
 # ---- dropouts ------------------------------------------------------------------------------

@@ -316,17 +316,37 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 
 def one_hot(tensor, num_classes=-1):
+    """tensor's int64 class indices as one-hot rows (int64) of num_classes (-1: max + 1).
+    A class outside [0, num_classes) raises RuntimeError on the CPU; on the GPU it is
+    recorded on the device (no host wait) and raised as IndexError by the next
+    synchronising call, its row left zero."""
     if tensor.dtype != ember.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if num_classes < 0:
-        num_classes = int(tensor.max()) + 1 if tensor.numel() else 0
+    if tensor.numel() == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    elif not tensor.is_cuda:
+        if int(tensor.min()) < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = int(tensor.max()) + 1
+        elif num_classes <= int(tensor.max()):
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    else:
+        if num_classes == -1:
+            num_classes = int(tensor.max()) + 1  # a host read, as torch's
+        ember._C._index.check_index_range(tensor.reshape(-1), num_classes, 0, None, "one_hot",
+                                          False, 0)
     ar = ember.arange(num_classes, device=tensor.device)
     return (tensor.unsqueeze(-1) == ar).long()
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p over dim, eps) (written into ``out`` when given)."""
     denom = ember.clamp_min(ember.norm(input, p=p, dim=dim, keepdim=True), eps)
-    return input / denom
+    if out is None:
+        return input / denom
+    return ember.div(input, denom.expand_as(input), out=out)
 
 
 # ---- normalisation and embeddings (C++: ember._C._nn, one autograd node each) ----
@@ -398,3 +418,13 @@ __all__ += _fc.__all__
 from ember.nn import _functional_activation as _fa  # noqa: E402
 from ember.nn._functional_activation import *  # noqa: E402,F401,F403
 __all__ += [n for n in _fa.__all__ if n not in __all__]
+
+# ---- normalisation (group/instance/rms/local-response norm) and the other losses
+# (smooth_l1, huber, margins, gaussian_nll, ctc...): nn/_functional_norm.py and
+# nn/_functional_loss.py; embedding_bag: nn/_functional_embedding_bag.py ----
+from ember.nn import (_functional_norm as _fn, _functional_loss as _fl,  # noqa: E402
+                      _functional_embedding_bag as _feb)
+from ember.nn._functional_norm import *  # noqa: E402,F401,F403
+from ember.nn._functional_loss import *  # noqa: E402,F401,F403
+from ember.nn._functional_embedding_bag import *  # noqa: E402,F401,F403
+__all__ += [n for n in _fn.__all__ + _fl.__all__ + _feb.__all__ if n not in __all__]

@@ -49,3 +49,16 @@ from ember.nn.modules.lazy import LazyLinear  # noqa: E402,F401
 
 __all__ += ["ReLU6", "Hardtanh", "Hardswish", "Hardsigmoid", "Mish", "GLU", "Softsign",
             "Softshrink", "Tanhshrink", "LogSigmoid", "Softmin", "Softmax2d", "LazyLinear"]
+
+# Normalisation, losses, EmbeddingBag (nn2's block).
+from ember.nn.modules import (batchnorm as _bn, instancenorm as _inorm,  # noqa: E402
+                              normalization as _norm, loss as _loss, adaptive as _adaptive,
+                              sparse as _sparse)
+from ember.nn.modules.batchnorm import *  # noqa: E402,F401,F403
+from ember.nn.modules.instancenorm import *  # noqa: E402,F401,F403
+from ember.nn.modules.normalization import *  # noqa: E402,F401,F403
+from ember.nn.modules.loss import *  # noqa: E402,F401,F403
+from ember.nn.modules.adaptive import *  # noqa: E402,F401,F403
+from ember.nn.modules.sparse import *  # noqa: E402,F401,F403
+__all__ += [n for n in (_bn.__all__ + _inorm.__all__ + _norm.__all__ + _loss.__all__
+                        + _adaptive.__all__ + _sparse.__all__) if n not in __all__]
