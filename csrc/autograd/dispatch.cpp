@@ -171,7 +171,7 @@ class CopySlices final : public Node {
     if (res.size() > 0 && res[0].defined()) {
       ember::autograd::copy_(slice, res[0]);
     } else if (track) {
-      ember::autograd::fill_(slice, Scalar(0.0));
+      ember::autograd::fill_(slice, Scalar::from_int(0));
     } else {
       ops::zero_(slice);
     }

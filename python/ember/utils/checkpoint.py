@@ -10,7 +10,8 @@ tensors its backward needs; the backward runs ``fn`` again to get them back:
   in the same order, and hands them out. Works with ``ember.autograd.grad``,
   keyword arguments, inputs that do not require grad, and nested checkpoints.
 - ``use_reentrant=True``: an ``autograd.Function`` whose forward runs ``fn`` without
-  grad and whose backward re-runs it and calls ``ember.autograd.backward`` inside.
+  grad and whose backward re-runs it and calls ``ember.autograd.backward`` inside
+  (unlike torch's, it also works under ``ember.autograd.grad``, where torch raises).
 
 With ``preserve_rng_state=True`` the CPU generator's state, and the state of the
 generator of every CUDA device the tensor arguments are on (once CUDA was
@@ -135,12 +136,6 @@ class CheckpointFunction(ember.autograd.Function):
 
     @staticmethod
     def backward(ctx, *args):
-        if not _C.is_grad_enabled():
-            raise RuntimeError(
-                "When use_reentrant=True, torch.utils.checkpoint is incompatible with "
-                ".grad() or passing an `inputs` parameter to .backward(). To resolve this "
-                "error, you can either set use_reentrant=False, or call .backward() without "
-                "passing the `inputs` argument.")
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[i] = t
