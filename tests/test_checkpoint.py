@@ -226,3 +226,20 @@ def test_context_fn():
     assert entered == ["forward"]
     out.backward()
     assert entered == ["forward", "recompute"]
+
+
+def test_helpers():
+    from ember.utils import checkpoint as C
+    a = ember.tensor([1.0, 2.0], requires_grad=True)
+    b = ember.tensor([3.0])
+    da, db, n = C.detach_variable((a, b, 3))
+    assert da.requires_grad and not db.requires_grad and da.grad_fn is None and n == 3
+    with pytest.raises(RuntimeError, match="Only tuple of tensors is supported"):
+        C.detach_variable([a])
+    with pytest.warns(UserWarning, match="None of the inputs have requires_grad=True"):
+        C.check_backward_validity((b, 1))
+    assert C.get_device_states(a, b) == ([], [])  # no CUDA tensors
+    with C.set_checkpoint_early_stop(False):
+        out = checkpoint(lambda t: (t * t).sum(), a, use_reentrant=False)
+    out.backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [2.0, 4.0])

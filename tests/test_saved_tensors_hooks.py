@@ -144,3 +144,24 @@ def test_save_on_cpu_gradients():
     got = ember.autograd.grad(loss, (x, w))
     for g, r in zip(got, ref):
         np.testing.assert_allclose(g.numpy(), r, rtol=1e-13)
+
+
+def test_disable_saved_tensors_hooks_and_increment_version():
+    from ember.autograd.graph import disable_saved_tensors_hooks, increment_version
+    with disable_saved_tensors_hooks("hooks are off here"):
+        with pytest.raises(RuntimeError, match="hooks are off here"):
+            with saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+        with pytest.raises(RuntimeError, match="hooks are off here"):
+            with save_on_cpu():
+                pass
+    with saved_tensors_hooks(lambda t: t, lambda t: t):  # allowed again
+        pass
+    x = ember.tensor(RNG.standard_normal(3), requires_grad=True)
+    y = x * 1.5
+    z = (y * y).sum()  # saves y
+    v = y._version
+    increment_version(y)
+    assert y._version == v + 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()

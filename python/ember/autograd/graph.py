@@ -14,7 +14,12 @@ from ember import _C
 #: AccumulateGrad.
 Node = _C._Node
 
-__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu"]
+__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "increment_version"]
+
+import threading as _threading
+
+_disabled = _threading.local()  # disable_saved_tensors_hooks's message, per thread
 
 
 class saved_tensors_hooks:
@@ -28,6 +33,9 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
 
     def __enter__(self):
+        message = getattr(_disabled, "message", None)
+        if message is not None:
+            raise RuntimeError(message)
         _C._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
 
     def __exit__(self, *args):
@@ -54,3 +62,35 @@ class save_on_cpu(saved_tensors_hooks):
             return tensor.to(device, non_blocking=pin_memory)
 
         super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+class disable_saved_tensors_hooks:
+    """Inside, installing saved-tensor hooks raises RuntimeError(error_message) (for
+    features that are incompatible with them)."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        self.prev = getattr(_disabled, "message", None)
+        _disabled.message = self.error_message
+
+    def __exit__(self, *args):
+        _disabled.message = self.prev
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self:
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def increment_version(tensor):
+    """Bumps the version counter of a tensor (or of each tensor of an iterable), as an
+    in-place write would: saved copies of it then refuse to be used."""
+    tensors = (tensor,) if _C.is_tensor(tensor) else tensor
+    for t in tensors:
+        t._bump_version()

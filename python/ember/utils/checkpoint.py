@@ -28,7 +28,9 @@ import ember
 from ember import _C
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
-           "noop_context_fn", "set_checkpoint_debug_enabled"]
+           "noop_context_fn", "set_checkpoint_debug_enabled", "set_checkpoint_early_stop",
+           "detach_variable", "check_backward_validity", "get_device_states",
+           "set_device_states"]
 
 
 class CheckpointError(RuntimeError):
@@ -52,6 +54,46 @@ def set_checkpoint_debug_enabled(enabled):
         yield
     finally:
         _checkpoint_debug_enabled = prev
+
+
+_checkpoint_early_stop = True
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable):
+    """torch stops a re-computation once every needed tensor is back; ember always re-runs
+    the whole function (the results are the same), so this only records the setting."""
+    global _checkpoint_early_stop
+    prev = _checkpoint_early_stop
+    _checkpoint_early_stop = enable
+    try:
+        yield
+    finally:
+        _checkpoint_early_stop = prev
+
+
+def detach_variable(inputs):
+    """Detached copies of the tensors of a tuple, keeping requires_grad."""
+    if not isinstance(inputs, tuple):
+        raise RuntimeError("Only tuple of tensors is supported. Got Unsupported input type: "
+                           + type(inputs).__name__)
+    return _detach_args(inputs)
+
+
+def check_backward_validity(inputs):
+    if not any(_C.is_tensor(inp) and inp.requires_grad for inp in inputs):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None")
+
+
+def get_device_states(*args):
+    """(the CUDA devices of the tensor arguments, their generators' states)."""
+    devices = _cuda_devices(args)
+    return devices, [ember.cuda.get_rng_state(d) for d in devices]
+
+
+def set_device_states(devices, states, *, device_type=None):
+    for d, state in zip(devices, states):
+        ember.cuda.set_rng_state(state, d)
 
 
 # ---- RNG state ---------------------------------------------------------------------
