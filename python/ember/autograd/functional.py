@@ -30,9 +30,13 @@ def _as_tuple(inp, arg_name=None, fn_name=None):
     for i, el in enumerate(inp):
         if not isinstance(el, Tensor):
             if is_inp_tuple:
-                raise TypeError(f'The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but the value at index {i} has type {type(el)}.')
+                raise TypeError(f'The {arg_name} given to {fn_name} must be either a Tensor or '
+                                f'a tuple of Tensors but the value at index {i} has type '
+                                f'{type(el)}.')
             else:
-                raise TypeError(f'The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but the given {arg_name} has type {type(el)}.')
+                raise TypeError(f'The {arg_name} given to {fn_name} must be either a Tensor or '
+                                f'a tuple of Tensors but the given {arg_name} has type '
+                                f'{type(el)}.')
     return (is_inp_tuple, inp)
 
 def _tuple_postprocess(res, to_unpack):
@@ -68,7 +72,8 @@ def _grad_postprocess(inputs, create_graph):
 def _validate_v(v, other, is_other_tuple):
     if len(other) != len(v):
         if is_other_tuple:
-            raise RuntimeError(f'v is a tuple of invalid length: should be {len(other)} but got {len(v)}.')
+            raise RuntimeError(f'v is a tuple of invalid length: should be {len(other)} but '
+                               f'got {len(v)}.')
         else:
             raise RuntimeError('The given v should contain a single Tensor.')
     for idx, (el_v, el_other) in enumerate(zip(v, other)):
@@ -76,7 +81,8 @@ def _validate_v(v, other, is_other_tuple):
             prepend = ''
             if is_other_tuple:
                 prepend = f'Entry {idx} in '
-            raise RuntimeError(f'{prepend}v has invalid size: should be {el_other.size()} but got {el_v.size()}.')
+            raise RuntimeError(f'{prepend}v has invalid size: should be {el_other.size()} but '
+                               f'got {el_v.size()}.')
 
 def _check_requires_grad(inputs, input_type, strict):
     if not strict:
@@ -85,16 +91,32 @@ def _check_requires_grad(inputs, input_type, strict):
         raise RuntimeError('Invalid input_type to _check_requires_grad')
     for i, inp in enumerate(inputs):
         if inp is None:
-            raise RuntimeError(f'The output of the user-provided function is independent of input {i}. This is not allowed in strict mode.')
+            raise RuntimeError(f'The output of the user-provided function is independent of '
+                               f'input {i}. This is not allowed in strict mode.')
         if not inp.requires_grad:
             if input_type == 'hessian':
-                raise RuntimeError(f'The hessian of the user-provided function with respect to input {i} is independent of the input. This is not allowed in strict mode. You should ensure that your function is thrice differentiable and that the hessian depends on the inputs.')
+                raise RuntimeError(f'The hessian of the user-provided function with respect to '
+                                   f'input {i} is independent of the input. This is not '
+                                   'allowed in strict mode. You should ensure that your '
+                                   'function is thrice differentiable and that the hessian '
+                                   'depends on the inputs.')
             elif input_type == 'jacobian':
-                raise RuntimeError(f'While computing the hessian, found that the jacobian of the user-provided function with respect to input {i} is independent of the input. This is not allowed in strict mode. You should ensure that your function is twice differentiable and that the jacobian depends on the inputs (this would be violated by a linear function for example).')
+                raise RuntimeError(f'While computing the hessian, found that the jacobian of '
+                                   f'the user-provided function with respect to input {i} is '
+                                   'independent of the input. This is not allowed in strict '
+                                   'mode. You should ensure that your function is twice '
+                                   'differentiable and that the jacobian depends on the '
+                                   'inputs (this would be violated by a linear function for '
+                                   'example).')
             elif input_type == 'grad_inputs':
-                raise RuntimeError(f'The gradient with respect to input {i} is independent of the inputs of the user-provided function. This is not allowed in strict mode.')
+                raise RuntimeError(f'The gradient with respect to input {i} is independent of '
+                                   'the inputs of the user-provided function. This is not '
+                                   'allowed in strict mode.')
             else:
-                raise RuntimeError(f'Output {i} of the user-provided function does not require gradients. The outputs must be computed in a differentiable manner from the input when running in strict mode.')
+                raise RuntimeError(f'Output {i} of the user-provided function does not require '
+                                   'gradients. The outputs must be computed in a '
+                                   'differentiable manner from the input when running in '
+                                   'strict mode.')
 
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
     if not isinstance(outputs, tuple):
@@ -104,7 +126,8 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
     if not isinstance(grad_outputs, tuple):
         raise AssertionError('Expected grad_outputs to be a tuple')
     if len(outputs) != len(grad_outputs):
-        raise AssertionError(f'Expected outputs and grad_outputs to have the same length, but got {len(outputs)} and {len(grad_outputs)}')
+        raise AssertionError(f'Expected outputs and grad_outputs to have the same length, but '
+                             f'got {len(outputs)} and {len(grad_outputs)}')
     new_outputs = ()
     new_grad_outputs = ()
     for out, grad_out in zip(outputs, grad_outputs):
@@ -114,7 +137,8 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
     if len(new_outputs) == 0:
         return (None,) * len(inputs)
     else:
-        return _grad(new_outputs, inputs, new_grad_outputs, allow_unused=True, create_graph=create_graph, retain_graph=retain_graph)
+        return _grad(new_outputs, inputs, new_grad_outputs, allow_unused=True,
+                     create_graph=create_graph, retain_graph=retain_graph)
 
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     if stage not in ['back', 'back_trick', 'double_back', 'double_back_trick']:
@@ -124,19 +148,34 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
         if grads_i is None:
             if strict:
                 if stage == 'back':
-                    raise RuntimeError(f'The output of the user-provided function is independent of input {i}. This is not allowed in strict mode.')
+                    raise RuntimeError(f'The output of the user-provided function is '
+                                       f'independent of input {i}. This is not allowed in '
+                                       'strict mode.')
                 elif stage == 'back_trick':
-                    raise RuntimeError(f'The gradient with respect to the input is independent of entry {i} in the grad_outputs when using the double backward trick to compute forward mode gradients. This is not allowed in strict mode.')
+                    raise RuntimeError(f'The gradient with respect to the input is independent '
+                                       f'of entry {i} in the grad_outputs when using the '
+                                       'double backward trick to compute forward mode '
+                                       'gradients. This is not allowed in strict mode.')
                 elif stage == 'double_back':
-                    raise RuntimeError(f'The jacobian of the user-provided function is independent of input {i}. This is not allowed in strict mode.')
+                    raise RuntimeError(f'The jacobian of the user-provided function is '
+                                       f'independent of input {i}. This is not allowed in '
+                                       'strict mode.')
                 else:
-                    raise RuntimeError(f'The hessian of the user-provided function is independent of entry {i} in the grad_jacobian. This is not allowed in strict mode as it prevents from using the double backward trick to replace forward mode AD.')
+                    raise RuntimeError(f'The hessian of the user-provided function is '
+                                       f'independent of entry {i} in the grad_jacobian. This '
+                                       'is not allowed in strict mode as it prevents from '
+                                       'using the double backward trick to replace forward '
+                                       'mode AD.')
             grads_i = ember.zeros_like(refs[i])
         elif strict and create_graph and (not grads_i.requires_grad):
             if 'double' not in stage:
-                raise RuntimeError(f'The jacobian of the user-provided function is independent of input {i}. This is not allowed in strict mode when create_graph=True.')
+                raise RuntimeError(f'The jacobian of the user-provided function is independent '
+                                   f'of input {i}. This is not allowed in strict mode when '
+                                   'create_graph=True.')
             else:
-                raise RuntimeError(f'The hessian of the user-provided function is independent of input {i}. This is not allowed in strict mode when create_graph=True.')
+                raise RuntimeError(f'The hessian of the user-provided function is independent '
+                                   f'of input {i}. This is not allowed in strict mode when '
+                                   'create_graph=True.')
         res += (grads_i,)
     return res
 
@@ -145,14 +184,16 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         is_inputs_tuple, inputs = _as_tuple(inputs, 'inputs', 'vjp')
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
         outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, 'outputs of the user-provided function', 'vjp')
+        is_outputs_tuple, outputs = _as_tuple(outputs, 'outputs of the user-provided function',
+                                              'vjp')
         _check_requires_grad(outputs, 'outputs', strict=strict)
         if v is not None:
             _, v = _as_tuple(v, 'v', 'vjp')
             v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
             _validate_v(v, outputs, is_outputs_tuple)
         elif len(outputs) != 1 or outputs[0].nelement() != 1:
-            raise RuntimeError('The vector v can only be None if the user-provided function returns a single Tensor with a single element.')
+            raise RuntimeError('The vector v can only be None if the user-provided function '
+                               'returns a single Tensor with a single element.')
     enable_grad = True if create_graph else ember.is_grad_enabled()
     with ember.set_grad_enabled(enable_grad):
         grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
@@ -170,9 +211,12 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
             _validate_v(v, inputs, is_inputs_tuple)
         elif len(inputs) != 1 or inputs[0].nelement() != 1:
-            raise RuntimeError('The vector v can only be None if the input to the user-provided function is a single Tensor with a single element.')
+            raise RuntimeError('The vector v can only be None if the input to the '
+                               'user-provided function is a single Tensor with a single '
+                               'element.')
         outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, 'outputs of the user-provided function', 'jvp')
+        is_outputs_tuple, outputs = _as_tuple(outputs, 'outputs of the user-provided function',
+                                              'jvp')
         _check_requires_grad(outputs, 'outputs', strict=strict)
         grad_outputs = tuple((ember.zeros_like(out, requires_grad=True) for out in outputs))
         grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
@@ -186,49 +230,67 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         jvp = _fill_in_zeros(grad_res, outputs, strict, create_graph, 'back_trick')
     outputs = _grad_postprocess(outputs, create_graph)
     jvp = _grad_postprocess(jvp, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(jvp, is_outputs_tuple))
+    return (_tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(jvp,
+                                                                              is_outputs_tuple))
 
-def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy='reverse-mode'):
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
+             strategy='reverse-mode'):
     if strategy not in ('forward-mode', 'reverse-mode'):
-        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has more outputs than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to use "reverse-mode".')
+        raise AssertionError('Expected strategy to be either "forward-mode" or '
+                             '"reverse-mode". Hint: If your function has more outputs than '
+                             'inputs, "forward-mode" tends to be more performant. Otherwise, '
+                             'prefer to use "reverse-mode".')
     if strategy == 'forward-mode':
-        raise NotImplementedError('ember.autograd.functional.jacobian: strategy="forward-mode" is not supported (ember has no forward-mode AD); use strategy="reverse-mode".')
+        raise NotImplementedError('ember.autograd.functional.jacobian: '
+                                  'strategy="forward-mode" is not supported (ember has no '
+                                  'forward-mode AD); use strategy="reverse-mode".')
     with ember.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, 'inputs', 'jacobian')
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
         outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, 'outputs of the user-provided function', 'jacobian')
+        is_outputs_tuple, outputs = _as_tuple(outputs, 'outputs of the user-provided function',
+                                              'jacobian')
         _check_requires_grad(outputs, 'outputs', strict=strict)
         if vectorize and strict:
-            raise RuntimeError('ember.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported together. Please either set `strict=False` or `vectorize=False`.')
+            raise RuntimeError('ember.autograd.functional.jacobian: `strict=True` and '
+                               '`vectorized=True` are not supported together. Please either '
+                               'set `strict=False` or `vectorize=False`.')
         # vectorize=True: torch batches the vector-Jacobian products with vmap; ember
         # computes them one by one (the same values).
         jacobian = ()
         for i, out in enumerate(outputs):
             jac_i = tuple(([] for _ in range(len(inputs))))
             for j in range(out.nelement()):
-                vj = _autograd_grad((out.reshape(-1)[j],), inputs, retain_graph=True, create_graph=create_graph)
+                vj = _autograd_grad((out.reshape(-1)[j],), inputs, retain_graph=True,
+                                    create_graph=create_graph)
                 for el_idx, (jac_i_el, vj_el, inp_el) in enumerate(zip(jac_i, vj, inputs)):
                     if vj_el is not None:
                         if strict and create_graph and (not vj_el.requires_grad):
-                            msg = f'The jacobian of the user-provided function is independent of input {i}. This is not allowed in strict mode when create_graph=True.'
+                            msg = (f'The jacobian of the user-provided function is independent '
+                                   f'of input {i}. This is not allowed in strict mode when '
+                                   'create_graph=True.')
                             raise RuntimeError(msg)
                         jac_i_el.append(vj_el)
                     else:
                         if strict:
-                            msg = f'Output {i} of the user-provided function is independent of input {el_idx}. This is not allowed in strict mode.'
+                            msg = (f'Output {i} of the user-provided function is independent of '
+                                   f'input {el_idx}. This is not allowed in strict mode.')
                             raise RuntimeError(msg)
                         jac_i_el.append(ember.zeros_like(inp_el))
-            jacobian += (tuple((ember.stack(jac_i_el, dim=0).view(out.size() + inputs[el_idx].size()) for el_idx, jac_i_el in enumerate(jac_i))),)
+            jacobian += (tuple(ember.stack(jac_i_el, dim=0).view(out.size() + inputs[el_idx].size())
+                               for el_idx, jac_i_el in enumerate(jac_i)),)
         jacobian = _grad_postprocess(jacobian, create_graph)
         return _tuple_postprocess(jacobian, (is_outputs_tuple, is_inputs_tuple))
 
-def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy='reverse-mode'):
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
+            outer_jacobian_strategy='reverse-mode'):
     is_inputs_tuple, inputs = _as_tuple(inputs, 'inputs', 'hessian')
     if outer_jacobian_strategy not in ('forward-mode', 'reverse-mode'):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
     if outer_jacobian_strategy == 'forward-mode':
-        raise NotImplementedError('ember.autograd.functional.hessian: outer_jacobian_strategy="forward-mode" is not supported (ember has no forward-mode AD); use "reverse-mode".')
+        raise NotImplementedError('ember.autograd.functional.hessian: '
+                                  'outer_jacobian_strategy="forward-mode" is not supported '
+                                  '(ember has no forward-mode AD); use "reverse-mode".')
 
     def ensure_single_output_function(*inp):
         out = func(*inp)
@@ -237,14 +299,16 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         if is_out_tuple or not isinstance(out, Tensor):
             raise RuntimeError('The function given to hessian should return a single Tensor')
         if out.nelement() != 1:
-            raise RuntimeError('The Tensor returned by the function given to hessian should contain a single element')
+            raise RuntimeError('The Tensor returned by the function given to hessian should '
+                               'contain a single element')
         return out.squeeze()
 
     def jac_func(*inp):
         jac = jacobian(ensure_single_output_function, inp, create_graph=True)
         _check_requires_grad(jac, 'jacobian', strict=strict)
         return jac
-    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize, strategy=outer_jacobian_strategy)
+    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict,
+                   vectorize=vectorize, strategy=outer_jacobian_strategy)
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
@@ -256,14 +320,18 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
             v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
             _validate_v(v, inputs, is_inputs_tuple)
         elif len(inputs) != 1 or inputs[0].nelement() != 1:
-            raise RuntimeError('The vector v can only be None if the input to the user-provided function is a single Tensor with a single element.')
+            raise RuntimeError('The vector v can only be None if the input to the '
+                               'user-provided function is a single Tensor with a single '
+                               'element.')
         outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, 'outputs of the user-provided function', 'vhp')
+        is_outputs_tuple, outputs = _as_tuple(outputs, 'outputs of the user-provided function',
+                                              'vhp')
         _check_requires_grad(outputs, 'outputs', strict=strict)
         if is_outputs_tuple or not isinstance(outputs[0], Tensor):
             raise RuntimeError('The function given to vhp should return a single Tensor')
         if outputs[0].nelement() != 1:
-            raise RuntimeError('The Tensor returned by the function given to vhp should contain a single element')
+            raise RuntimeError('The Tensor returned by the function given to vhp should '
+                               'contain a single element')
         jac = _autograd_grad(outputs, inputs, create_graph=True)
         _check_requires_grad(jac, 'jacobian', strict=strict)
     enable_grad = True if create_graph else ember.is_grad_enabled()
@@ -283,14 +351,18 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
             v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
             _validate_v(v, inputs, is_inputs_tuple)
         elif len(inputs) != 1 or inputs[0].nelement() != 1:
-            raise RuntimeError('The vector v can only be None if the input to the user-provided function is a single Tensor with a single element.')
+            raise RuntimeError('The vector v can only be None if the input to the '
+                               'user-provided function is a single Tensor with a single '
+                               'element.')
         outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, 'outputs of the user-provided function', 'hvp')
+        is_outputs_tuple, outputs = _as_tuple(outputs, 'outputs of the user-provided function',
+                                              'hvp')
         _check_requires_grad(outputs, 'outputs', strict=strict)
         if is_outputs_tuple or not isinstance(outputs[0], Tensor):
             raise RuntimeError('The function given to hvp should return a single Tensor')
         if outputs[0].nelement() != 1:
-            raise RuntimeError('The Tensor returned by the function given to hvp should contain a single element')
+            raise RuntimeError('The Tensor returned by the function given to hvp should '
+                               'contain a single element')
         jac = _autograd_grad(outputs, inputs, create_graph=True)
         _check_requires_grad(jac, 'jacobian', strict=strict)
         grad_jac = tuple((ember.zeros_like(inp, requires_grad=True) for inp in inputs))
