@@ -53,12 +53,16 @@ NAMESPACES = [
     ("torch.nn.functional", "torch.nn.functional", "all"),
     ("torch.optim", "torch.optim", "all"),
     ("torch.optim.lr_scheduler", "torch.optim.lr_scheduler", "all"),
+    ("torch.optim.swa_utils", "torch.optim.swa_utils", "all"),
     ("torch.linalg", "torch.linalg", "all"),
     ("torch.fft", "torch.fft", "all"),
     ("torch.special", "torch.special", "all"),
     ("torch.cuda", "torch.cuda", "all"),
     ("torch.autograd", "torch.autograd", "all"),
+    ("torch.autograd.functional", "torch.autograd.functional", "all"),
+    ("torch.autograd.graph", "torch.autograd.graph", "all"),
     ("torch.utils.data", "torch.utils.data", "all"),
+    ("torch.utils.checkpoint", "torch.utils.checkpoint", "all"),
     ("torch.testing", "torch.testing", "all"),
     ("torch.distributed", "torch.distributed", "all"),
     ("torch.profiler", "torch.profiler", "all"),
@@ -352,8 +356,9 @@ def main(argv=None):
         return 2
     import ember
     # the probes reach these through attributes
-    for m in ("nn", "nn.functional", "optim", "optim.lr_scheduler", "utils.data", "testing",
-              "amp", "autograd"):
+    for m in ("nn", "nn.functional", "optim", "optim.lr_scheduler", "optim.swa_utils",
+              "utils.data", "utils.checkpoint", "testing", "amp", "autograd",
+              "autograd.functional", "autograd.graph"):
         for lib in ("torch", "ember"):
             try:
                 importlib.import_module(f"{lib}.{m}")

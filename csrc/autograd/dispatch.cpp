@@ -156,13 +156,22 @@ class CopySlices final : public Node {
     const Tensor& grad = grads[0];
     Tensor result = empty_like_base(base_);
     ember::autograd::copy_(result, grad);
-    const Tensor slice = ember::as_strided(result, g_.sizes, g_.strides,
-                                    result.storage_offset() + g_.offset);
+    // With create_graph (a gradient that requires grad) the slice is a tracked
+    // view, so that the gradient through the view and the write into it are
+    // recorded (double backward through in-place writes on views, hvp/jvp's
+    // double-backward trick); otherwise a plain view.
+    const bool track = GradMode::is_enabled() && requires_grad(grad);
+    const Tensor slice =
+        track ? ember::autograd::as_strided(result, g_.sizes, g_.strides,
+                                            result.storage_offset() + g_.offset)
+              : ember::as_strided(result, g_.sizes, g_.strides, result.storage_offset() + g_.offset);
     TensorList fn_grads{ember::autograd::clone(slice)};
     TensorList res = fn_->apply(std::move(fn_grads));
     TensorList out(next_edges.size());
     if (res.size() > 0 && res[0].defined()) {
       ember::autograd::copy_(slice, res[0]);
+    } else if (track) {
+      ember::autograd::fill_(slice, Scalar::from_int(0));
     } else {
       ops::zero_(slice);
     }

@@ -5,12 +5,15 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "autograd/anomaly_mode.hpp"
 #include "autograd/functions.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/meta.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/event.hpp"
 #include "runtime/stream_guard.hpp"
+#include "ops/pointwise/unary.hpp"
+#include "ops/reduce/reduce.hpp"
 #include "tensor/views.hpp"
 
 namespace ember::autograd {
@@ -18,6 +21,21 @@ namespace ember::autograd {
 namespace {
 
 using cuda::StreamView;
+
+// Anomaly mode's check of a node's gradients (torch's message; one host
+// synchronisation per floating gradient on the GPU, as torch's check).
+void check_nan(const Node& n, const TensorList& out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    const Tensor& g = out[i];
+    if (!g.defined() || !is_floating_or_complex(g.dtype()) || g.numel() == 0) continue;
+    Tensor count = ops::count_nonzero(ops::unary(ops::UnaryOp::IsNan, g));
+    if (count.is_cuda()) count = autograd::to(count, Device{DeviceType::CPU}, count.dtype());
+    if (*static_cast<const int64_t*>(count.data_ptr()) != 0) {
+      throw Error(detail::str("Function '", n.name(), "' returned nan values in its ", i,
+                              "th output."));
+    }
+  }
+}
 
 // Makes a stream (when there is one) current for a scope.
 cuda::StreamGuard switch_to(const StreamView* s) {
@@ -214,9 +232,22 @@ TensorList GraphTask::call(Node* n, NodeState& s, TensorList grads) {
       grads[i] = zeros(m.sizes, m.dtype, m.device);
     }
   }
-  TensorList out = n->apply(std::move(grads));
-  if (!opt_.keep_graph) n->release_variables();
-  return out;
+  if (!AnomalyMode::is_enabled()) {
+    TensorList out = n->apply(std::move(grads));
+    if (!opt_.keep_graph) n->release_variables();
+    return out;
+  }
+  // Anomaly mode: a failing node reports where its forward ran, and NaN
+  // gradients are an error naming the node.
+  try {
+    TensorList out = n->apply(std::move(grads));
+    if (AnomalyMode::should_check_nan()) check_nan(*n, out);
+    if (!opt_.keep_graph) n->release_variables();
+    return out;
+  } catch (...) {
+    report_anomaly(*n);
+    throw;
+  }
 }
 
 void GraphTask::sync_caller() {

@@ -35,6 +35,9 @@ struct AutogradMeta final : AutogradMetaInterface {
   uint32_t view_version = 0;
   // Leaves: hooks run on each gradient before it is accumulated.
   std::vector<std::shared_ptr<TensorHook>> hooks;
+  // Leaves: hooks run on the leaf after a gradient was accumulated into .grad
+  // (Tensor.register_post_accumulate_grad_hook; what they return is ignored).
+  std::vector<std::shared_ptr<TensorHook>> post_accumulate_hooks;
 };
 
 inline AutogradMeta* meta(const Tensor& t) noexcept {

@@ -1,5 +1,6 @@
 #include "autograd/node.hpp"
 
+#include "autograd/anomaly_mode.hpp"
 #include "autograd/functions.hpp"
 #include "autograd/grad_mode.hpp"
 #include "autograd/meta.hpp"
@@ -36,7 +37,9 @@ void release_node(std::shared_ptr<Node>&& node) noexcept {
   t_pending = nullptr;
 }
 
-Node::Node() : sequence_nr_(t_sequence_nr++) {}
+Node::Node() : sequence_nr_(t_sequence_nr++) {
+  if (AnomalyMode::is_enabled()) anomaly_trace = anomaly_trace_now();
+}
 
 Node::~Node() {
   for (Edge& e : next_edges) release_node(std::move(e.fn));
@@ -95,8 +98,14 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
       if (r.defined()) grad = std::move(r);
     }
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  accumulate_grad(variable_, grad);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    accumulate_grad(variable_, grad);
+  }
+  if (m && !m->post_accumulate_hooks.empty()) {
+    const auto post = m->post_accumulate_hooks;  // a hook may remove hooks
+    for (const auto& hook : post) (*hook)(variable_);
+  }
   return {};
 }
 

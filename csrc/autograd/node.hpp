@@ -84,6 +84,8 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<std::pair<uint32_t, std::shared_ptr<TensorHook>>> pre_hooks;
   // Tensors that retain their grad: (output_nr, the tensor, weakly).
   std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retained;
+  // Anomaly mode: where the forward that made this node ran (a Python stack).
+  std::string anomaly_trace;
 
  private:
   uint64_t sequence_nr_;

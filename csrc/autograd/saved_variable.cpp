@@ -1,5 +1,6 @@
 #include "autograd/saved_variable.hpp"
 
+#include "autograd/grad_mode.hpp"
 #include "autograd/meta.hpp"
 #include "runtime/errors.hpp"
 
@@ -14,6 +15,15 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   is_leaf_ = !m || !m->grad_fn;
   requires_grad_ = requires_grad(t);
   output_nr_ = m ? m->output_nr : 0;
+  if (std::shared_ptr<SavedTensorHooks> hooks = current_saved_tensor_hooks()) {
+    if (!is_output && requires_grad_) {
+      history_ = is_leaf_ ? grad_accumulator(t) : grad_fn(t);
+      if (is_leaf_) output_nr_ = 0;
+    }
+    const GradModeGuard no_grad(false);  // the hook's own ops save nothing
+    packed_ = hooks->pack(is_output ? detach(t) : t);
+    return;
+  }
   if (is_output) {
     data_ = detach(t);  // no grad_fn: it would own the node that owns it
   } else {
@@ -21,17 +31,33 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   }
 }
 
-void SavedVariable::reset() noexcept { data_ = Tensor(); }
+void SavedVariable::reset() noexcept {
+  data_ = Tensor();
+  packed_.reset();
+  history_.reset();
+}
 
 Tensor SavedVariable::unpack(const std::shared_ptr<Node>& node) const {
   if (!saved_) return Tensor();
-  if (!data_.defined()) {
+  if (!data_.defined() && !packed_) {
     throw Error(
         "Trying to backward through the graph a second time (or directly access saved tensors "
         "after they have already been freed). Saved intermediate values of the graph are freed "
         "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
         "backward through the graph a second time or if you need to access saved tensors after "
         "calling backward.");
+  }
+  if (packed_) {
+    Tensor t = packed_->unpack();
+    if (!requires_grad_ || !t.defined()) return t;
+    Tensor out = detach(t);
+    const std::shared_ptr<Node>& history = is_output_ ? node : history_;
+    if (history) {
+      AutogradMeta& m = materialize_meta(out);
+      m.grad_fn = history;
+      m.output_nr = output_nr_;
+    }
+    return out;
   }
   const uint32_t now = version(data_);
   if (now != version_) {
@@ -49,9 +75,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& node) const {
         "operation: [", type_string(data_), " ", shape_str(data_.sizes()), "]", who,
         " is at version ", now, "; expected version ", version_,
         " instead. Hint: enable anomaly detection to find the operation that failed to compute "
-        "its gradient, with torch.autograd.set_detect_anomaly(True) (ember has no anomaly mode: "
-        "look for in-place writes -- x.add_(), x[...] = v, copy_(), optimizer steps -- to this "
-        "tensor after the forward used it)."));
+        "its gradient, with torch.autograd.set_detect_anomaly(True)."));
   }
   if (is_output_ && node && requires_grad_) {
     // Give the saved output its history back (create_graph needs it).

@@ -6,10 +6,17 @@
 // An output of the node itself is saved without its grad_fn (that would be a
 // cycle: node -> tensor -> node) and gets it back on unpack, so a graph built
 // during backward (create_graph=True) still reaches the node.
+//
+// With saved-tensor hooks installed (saved_tensor_hooks.hpp) the tensor goes
+// through the pack hook and only what it returned is kept, with the tensor's
+// place in the graph (its grad_fn, or its leaf's AccumulateGrad), which the
+// unpacked tensor gets back. The version check is not made then: the storage
+// (where the counter lives) is what the hooks let go of.
 #pragma once
 
 #include <memory>
 
+#include "autograd/saved_tensor_hooks.hpp"
 #include "tensor/tensor.hpp"
 
 namespace ember::autograd {
@@ -22,7 +29,7 @@ class SavedVariable {
   // `is_output`: t is an output of the node that saves it.
   SavedVariable(const Tensor& t, bool is_output);
 
-  bool defined() const noexcept { return saved_ || data_.defined(); }
+  bool defined() const noexcept { return saved_ || data_.defined() || packed_; }
   // The saved tensor; `node` is the node that saved it (for messages and to
   // restore the history of a saved output).
   Tensor unpack(const std::shared_ptr<Node>& node = nullptr) const;
@@ -30,6 +37,8 @@ class SavedVariable {
 
  private:
   Tensor data_;
+  std::shared_ptr<PackedTensor> packed_;  // with saved-tensor hooks: instead of data_
+  std::shared_ptr<Node> history_;         // with hooks: where the unpacked tensor's gradient goes
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool saved_ = false;     // something was saved (released later or not)

@@ -59,6 +59,10 @@ struct HookHandle {
         auto& hs = m->hooks;
         hs.erase(std::remove_if(hs.begin(), hs.end(), [&](const auto& h) { return h->id == id; }),
                  hs.end());
+        auto& post = m->post_accumulate_hooks;
+        post.erase(std::remove_if(post.begin(), post.end(),
+                                  [&](const auto& h) { return h->id == id; }),
+                   post.end());
       }
     }
     if (auto n = node.lock()) {
@@ -84,6 +88,42 @@ HookHandle register_hook(const Tensor& t, py::object fn) {
     autograd::materialize_meta(t).hooks.push_back(hook);
     h.leaf = t.impl_ptr();
   }
+  return h;
+}
+
+// A Python callable run on a leaf after its .grad was accumulated
+// (Tensor.register_post_accumulate_grad_hook); it must return None.
+class PyPostAccumulateHook final : public autograd::TensorHook {
+ public:
+  explicit PyPostAccumulateHook(py::object fn) : fn_(fn.release().ptr()) {}
+  ~PyPostAccumulateHook() override {
+    if (!interpreter_alive()) return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_DECREF(fn_);
+    PyGILState_Release(g);
+  }
+  Tensor operator()(const Tensor& leaf) override {
+    py::gil_scoped_acquire gil;
+    py::object r = py::reinterpret_borrow<py::object>(fn_)(py::cast(leaf));
+    EMBER_CHECK(r.is_none(), "Tensor post accumulate grad hooks should return None.");
+    return Tensor();
+  }
+
+ private:
+  PyObject* fn_;
+};
+
+HookHandle register_post_accumulate_grad_hook(const Tensor& t, py::object fn) {
+  EMBER_CHECK(autograd::requires_grad(t),
+              "cannot register a hook on a tensor that doesn't require gradient");
+  EMBER_CHECK(autograd::is_leaf(t),
+              "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  auto hook = std::make_shared<PyPostAccumulateHook>(std::move(fn));
+  hook->id = g_next_hook_id++;
+  HookHandle h;
+  h.id = hook->id;
+  autograd::materialize_meta(t).post_accumulate_hooks.push_back(hook);
+  h.leaf = t.impl_ptr();
   return h;
 }
 
@@ -232,6 +272,9 @@ the nodes its gradients flow to.)doc");
              return self;
            })
       .def("register_hook", &register_hook, py::arg("hook"))
+      .def("register_post_accumulate_grad_hook", &register_post_accumulate_grad_hook,
+           py::arg("hook"),
+           "Runs hook(tensor) after a gradient was accumulated into this leaf's .grad.")
       .def(
           "backward",
           [](const Tensor& t, py::handle gradient, py::handle retain_graph, bool create_graph,

@@ -26,6 +26,7 @@ void bind_tensor(py::module_& m);
 void bind_tensor_creation(py::module_& m);
 void bind_autograd(py::module_& m);  // after bind_tensor: adds to ember.Tensor
 void bind_autograd_function(py::module_& m);
+void bind_autograd_modes(py::module_& m);  // anomaly mode, saved-tensor hooks
 void bind_optim(py::module_& m);
 void bind_nn_loss(py::module_& m);  // after bind_linalg (adds to _C._nn)
 void bind_nn_conv(py::module_& m);      // after bind_nn_loss (adds to _C._nn)

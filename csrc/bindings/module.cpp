@@ -25,6 +25,7 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_tensor_creation(m);
   ember::bindings::bind_autograd(m);
   ember::bindings::bind_autograd_function(m);
+  ember::bindings::bind_autograd_modes(m);
   ember::bindings::bind_optim(m);
   ember::bindings::bind_linalg(m);
   ember::bindings::bind_nn_loss(m);

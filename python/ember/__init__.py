@@ -73,6 +73,13 @@ from ember.autograd.grad_mode import (  # noqa: E402
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
 )
+from ember._C import is_anomaly_enabled, is_anomaly_check_nan_enabled  # noqa: E402
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """Turns anomaly detection on or off (see ember.autograd.set_detect_anomaly)."""
+    _C._set_detect_anomaly(not not enabled, not not check_nan)  # `bool` is ember.bool here
+
 
 
 def save(obj, f, *args, **kwargs):
@@ -108,7 +115,8 @@ _AMP = ("amp", "autocast", "is_autocast_enabled", "set_autocast_enabled", "get_a
         "set_autocast_cpu_dtype", "get_autocast_gpu_dtype", "set_autocast_gpu_dtype")
 
 _AUTOGRAD = ("autograd", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-             "is_grad_enabled", "is_inference_mode_enabled", "nn", "optim", "save", "load")
+             "is_grad_enabled", "is_inference_mode_enabled", "is_anomaly_enabled",
+             "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "nn", "optim", "save", "load")
 
 # Random numbers (csrc/ops/random/random.hpp, csrc/tensor/generator.hpp): bound C++.
 from ember._C import (  # noqa: E402

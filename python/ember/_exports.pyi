@@ -32,6 +32,8 @@ from ember._C import (
     randn_like as randn_like, randint_like as randint_like, randperm as randperm, normal as normal,
     bernoulli as bernoulli, multinomial as multinomial, is_grad_enabled as is_grad_enabled,
     is_inference_mode_enabled as is_inference_mode_enabled,
+    is_anomaly_enabled as is_anomaly_enabled,
+    is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled,
     is_autocast_enabled as is_autocast_enabled, set_autocast_enabled as set_autocast_enabled,
     get_autocast_dtype as get_autocast_dtype, set_autocast_dtype as set_autocast_dtype,
     is_autocast_cache_enabled as is_autocast_cache_enabled,

@@ -20,14 +20,17 @@ def __getattr__(name):
         return getattr(importlib.import_module("ember.autograd.function"), name)
     if name == "Variable":
         return importlib.import_module("ember.autograd.variable").Variable
-    if name in ("graph", "function", "variable"):
+    if name in ("detect_anomaly", "set_detect_anomaly"):
+        return getattr(importlib.import_module("ember.autograd.anomaly_mode"), name)
+    if name in ("graph", "function", "variable", "functional", "anomaly_mode"):
         return importlib.import_module("ember.autograd." + name)
     raise AttributeError(f"module 'ember.autograd' has no attribute {name!r}")
 
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "gradcheck", "gradgradcheck",
-           "GradcheckError", "Function", "graph", "Variable", "function", "variable"]
+           "GradcheckError", "Function", "graph", "Variable", "function", "variable",
+           "functional", "anomaly_mode", "detect_anomaly", "set_detect_anomaly"]
 
 
 def _tensor_or_tensors_to_tuple(tensors, length):

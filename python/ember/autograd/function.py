@@ -34,12 +34,23 @@ class FunctionCtx:
     def __init__(self):
         self._saved = None
         self._versions = ()
+        self._packed = None  # with saved-tensor hooks: [(what pack returned, unpack)]
         self._freed = False
         self._non_differentiable = ()
         self.needs_input_grad = ()
         self.materialize_grads = True
 
     def save_for_backward(self, *tensors):
+        hooks = _C._current_saved_tensors_hooks()
+        if hooks is not None:
+            # ember.autograd.graph.saved_tensors_hooks: keep what pack returned.
+            pack, unpack = hooks
+            with no_grad():
+                self._packed = [None if t is None else (pack(t), unpack) for t in tensors]
+            self._saved = ()
+            self._versions = ()
+            return
+        self._packed = None
         self._saved = tensors
         self._versions = tuple(t._version if t is not None else None for t in tensors)
 
@@ -47,6 +58,18 @@ class FunctionCtx:
     def saved_tensors(self):
         if self._freed:
             raise RuntimeError(_FREED)
+        if self._packed is not None:
+            out = []
+            for item in self._packed:
+                if item is None:
+                    out.append(None)
+                    continue
+                t = item[1](item[0])
+                if not _C.is_tensor(t):
+                    raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor "
+                                    f"but got result of type {type(t).__name__}")
+                out.append(t)
+            return tuple(out)
         if self._saved is None:
             return ()
         for t, v in zip(self._saved, self._versions):
@@ -68,6 +91,7 @@ class FunctionCtx:
 
     def _free(self):
         self._saved = None
+        self._packed = None
         self._freed = True
 
 

@@ -1,6 +1,7 @@
 """ember.utils: torch.utils' place. ``ember.utils.data`` holds datasets,
 samplers and the DataLoader; ``ember.utils.cpp_extension`` builds C++/CUDA
-extensions against ember (imported on first use); ``cmake_prefix_path`` is
+extensions against ember (imported on first use); ``ember.utils.checkpoint`` is
+activation checkpointing (on first use); ``cmake_prefix_path`` is
 where CMake finds ``emberConfig.cmake`` (target ``ember::ember``)."""
 import os as _os
 
@@ -10,11 +11,11 @@ from ember.utils import data
 cmake_prefix_path = _os.path.join(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))),
                                   "share", "cmake")
 
-__all__ = ["data", "cpp_extension", "cmake_prefix_path"]
+__all__ = ["data", "cpp_extension", "checkpoint", "cmake_prefix_path"]
 
 
 def __getattr__(name):
-    if name == "cpp_extension":
+    if name in ("cpp_extension", "checkpoint"):
         import importlib
-        return importlib.import_module("ember.utils.cpp_extension")
+        return importlib.import_module("ember.utils." + name)
     raise AttributeError(f"module 'ember.utils' has no attribute {name!r}")
