@@ -218,6 +218,7 @@ from ember._nn_toplevel import (
     margin_ranking_loss as margin_ranking_loss, kl_div as kl_div,
     poisson_nll_loss as poisson_nll_loss, triplet_margin_loss as triplet_margin_loss,
     binary_cross_entropy_with_logits as binary_cross_entropy_with_logits, rms_norm as rms_norm,
+    ctc_loss as ctc_loss, embedding_bag as embedding_bag, embedding_renorm_ as embedding_renorm_,
 )
 
 reshape = Tensor.reshape
