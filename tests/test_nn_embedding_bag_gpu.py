@@ -44,7 +44,18 @@ def test_embedding_bag_vs_torch(torch, dtype, mode, include_last):
     g = RNG.standard_normal(tuple(t.shape))
     eg, tg = pair(torch, g, dtype)
     e.backward(eg)
-    t.backward(tg)
+    try:
+        t.backward(tg)
+    except NotImplementedError:  # torch's CUDA max-mode backward lacks bfloat16
+        assert dtype == "bfloat16" and mode == "max"
+        # the reference: torch in float32 on the same (exactly widened) weights and grads
+        tw32 = tw.detach().float().requires_grad_(True)
+        t32 = torch.nn.functional.embedding_bag(ti, tw32, to, mode=mode,
+                                                include_last_offset=include_last,
+                                                padding_idx=int(idx[5]))
+        t32.backward(tg.float())
+        close(ew.grad, tw32.grad.to(torch.bfloat16), dtype, scale=10)
+        return
     close(ew.grad, tw.grad, dtype, scale=10)
 
 

@@ -112,6 +112,10 @@ Tensor exec(const Tensor& input, const std::vector<int64_t>& dims, FftKind kind,
   perm.reserve(static_cast<size_t>(nd));
   for (int64_t d = 0; d < nd; ++d)
     if (!is_sig[static_cast<size_t>(d)]) perm.push_back(d);
+  // Batch dims in decreasing stride order (torch's): they collapse to one stride
+  // more often, and the output's strides are torch's.
+  std::stable_sort(perm.begin(), perm.end(),
+                   [&](int64_t a, int64_t b) { return input.stride(a) > input.stride(b); });
   const size_t nbatch_dims = perm.size();
   for (int64_t d : dims) perm.push_back(d);
   Tensor x = permute(input, perm);
