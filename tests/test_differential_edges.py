@@ -191,3 +191,21 @@ def test_zeta_of_a_large_negative_q_is_quick_and_the_sum_it_stands_for(dtype):
     z = ember.special.zeta(ember.tensor([6.0, 5.0], dtype=ember.float64),
                            ember.tensor([-8.3e8 + 0.5, -2.5e6 + 0.25], dtype=ember.float64))
     assert time.perf_counter() - t0 < 5 and bool(ember.isfinite(z).all())
+
+
+def test_hardtanh_refuses_bool_and_negative_limits_on_unsigned():
+    # the CPU differential (seed 31): torch's messages
+    with pytest.raises(RuntimeError, match="Bool inputs not supported for hardtanh"):
+        ember.nn.functional.relu6(ember.tensor([True, False]))
+    with pytest.raises(RuntimeError, match="unsigned type with negative limits"):
+        ember.nn.functional.hardtanh(ember.tensor([1, 2], dtype=ember.uint8))
+    r = ember.nn.functional.hardtanh(ember.tensor([0, 7, 200], dtype=ember.uint8), 0.0, 6.5)
+    assert r.dtype == ember.uint8 and r.tolist() == [0, 6, 6]
+
+
+def test_zeta_of_infinite_x_and_large_negative_q_is_inf():
+    # one term (q + k)^-inf with |q + k| < 1 is inf (torch's summation); the shifted
+    # form for q < -64 gave inf - inf
+    for q in (-128.5, -1e6 - 0.25, -3.5):
+        r = ember.special.zeta(ember.tensor([math.inf]), ember.tensor([q]))
+        assert r.tolist() == [math.inf], q

@@ -156,6 +156,8 @@ EMBER_HD C zeta(C xc, C qc) {
     if (q == m::floor(q)) return inf<C>();
     if (x != m::floor(x)) return nan<C>();
     if (q < A(-64)) {
+      // x = inf: the terms (q + k)^-inf are inf where |q + k| < 1 (torch's summation)
+      if (x == A(INFINITY)) return inf<C>();
       // The summation below steps q up by one until it passes 9: |q| steps
       // (q = -8e8 ran for minutes on the GPU). With n = ceil(-q), r = q + n in
       // (0, 1) and x an integer, the n terms (q + k)^-x before r are

@@ -53,6 +53,10 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         r = _hardtanh(input, min_val, max_val, inplace)
         return input if inplace else r
     # integers: torch's clamp with the bounds truncated to integers
+    if input.dtype == _C.bool:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if input.dtype == _C.uint8 and (min_val < 0 or max_val < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     lo, hi = int(min_val), int(max_val)
     if inplace:
         return input.clamp_(lo, hi)
