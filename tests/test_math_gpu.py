@@ -293,6 +293,45 @@ def test_unary_vs_torch(torch, fn, name):
     same(getattr(ember, fn)(x.t()), getattr(torch, fn)(tx.t()), torch, rtol=rtol)
 
 
+RARE_UNARY = ["exp2", "expm1", "log2", "log10", "log1p", "tan", "asin", "acos", "atan", "sinh",
+              "cosh", "asinh", "acosh", "atanh", "erfc", "frac"]
+
+
+@pytest.mark.parametrize("fn", RARE_UNARY)
+@pytest.mark.parametrize("name", ["float16", "bfloat16", "float32", "float64", "int32"])
+def test_rare_unary_compiled_at_first_use_vs_torch(torch, fn, name):
+    # These are compiled by NVRTC at first use (ops/pointwise/unary_jit.cpp): contiguous,
+    # strided, broadcast-free views, in-place, and an out= of a wider dtype, where torch
+    # rounds the result to the op's dtype before converting (float16 -> float32 out=).
+    lo, hi = UNARY[fn]
+    x = make(name, (129, 7), 21, lo, hi)
+    tx = tt(x, torch)
+    if fn == "frac" and name == "int32":
+        with pytest.raises(RuntimeError):
+            ember.frac(x)
+        return
+    f, tf = getattr(ember, fn), getattr(torch, fn)
+    rtol = 1e-5 if name == "float32" else None
+    same(f(x), tf(tx), torch, rtol=rtol)
+    same(f(x[:, 1::2]), tf(tx[:, 1::2]), torch, rtol=rtol)
+    same(f(x.t()), tf(tx.t()), torch, rtol=rtol)
+    if name in FLOATS:
+        y, ty = x.clone(), tx.clone()
+        getattr(y, fn + "_")()
+        getattr(ty, fn + "_")()
+        same(y, ty, torch, rtol=rtol)
+        wide = "float64" if name != "float64" else "float32"
+        out = ember.empty((7, 129), device="cuda", dtype=getattr(ember, wide)).t()
+        tout = torch.empty((7, 129), device="cuda", dtype=getattr(torch, wide)).t()
+        f(x, out=out)
+        tf(tx, out=tout)
+        # Rounded through x's dtype first, as torch: the values of f(x) converted.
+        assert torch.equal(torch.from_dlpack(out), torch.from_dlpack(f(x)).to(tout.dtype))
+        same(out, tout, torch, rtol=rtol)
+    # A second call reuses the compiled variant (and its result is the same).
+    assert torch.equal(torch.from_dlpack(f(x)), torch.from_dlpack(f(x)))
+
+
 @pytest.mark.parametrize("name", FLOATS)
 def test_activations_vs_torch(torch, name):
     x = make(name, (1000,), 13, -6, 6)

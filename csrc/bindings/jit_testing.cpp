@@ -18,6 +18,7 @@
 #include "ops/jit/jiterator.hpp"
 #include "ops/jit/kernel_cache.hpp"
 #include "ops/jit/module.hpp"
+#include "ops/pointwise/unary.hpp"
 #include "runtime/cuda_device.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/nvrtc.hpp"
@@ -160,6 +161,21 @@ void bind_jit_testing(py::module_& m) {
       py::arg("inputs"), py::arg("by_value"), py::arg("extras") = "",
       "The source the jiterator generates; extras is one letter per extra argument: "
       "'b' bool, 'l' int, 'd' float.");
+  t.def(
+      "unary_math_jit",
+      [] {
+        // The floating unary ops the GPU compiles at first use: name -> (function
+        // template, its name), for the CPU tests that compile their sources.
+        py::dict d;
+        for (int k = 0; k <= int(ops::UnaryOp::Frac); ++k) {
+          const auto op = static_cast<ops::UnaryOp>(k);
+          if (!ops::internal::unary_math_is_jit(op)) continue;
+          d[ops::unary_name(op)] = py::make_tuple(ops::internal::unary_math_jit_code(op),
+                                                  ops::internal::unary_math_jit_name(op));
+        }
+        return d;
+      },
+      "{op name: (code, function name)} of the unary ops compiled at first use on the GPU.");
   t.def(
       "launch_floor",
       [](int iterations, bool with_args) {
