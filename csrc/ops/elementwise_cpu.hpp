@@ -66,9 +66,11 @@ struct TypedLoop {
         dense = dense && s[k + 1] == int64_t(sizeof(T));
       }
     }
-    if (dense) {
+    // Every input constant (all broadcast or numbers) is rare: the strided loop
+    // below takes it, and no counted loop is compiled for it.
+    if (dense && mask != (1 << NIN) - 1) {
       typed_row_masked<NIN, C, T, Out>(mask, f, p, n, cval,
-                                       std::make_integer_sequence<int, (1 << NIN)>{});
+                                       std::make_integer_sequence<int, (1 << NIN) - 1>{});
       return;
     }
     for (int64_t i = 0; i < n; ++i) {
@@ -171,7 +173,11 @@ bool dispatch_storage(ScalarType dt, F&& f) {
   } else if (!is_complex(dt)) {
     dispatch(dt, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (std::is_same<compute_t<T>, C>::value) {
+      // int8 and int16 take the mixed-dtype loop, as on the GPU: rare, and it
+      // keeps the number of instantiations (the build time) down.
+      constexpr bool kNarrowInt =
+          std::is_same<T, int8_t>::value || std::is_same<T, int16_t>::value;
+      if constexpr (std::is_same<compute_t<T>, C>::value && !kNarrowInt) {
         f(tag);
         done = true;
       }
