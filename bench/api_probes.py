@@ -532,6 +532,15 @@ HAND.setdefault("torch.index_put_", _call("index_put_", lambda L: _t(L).clone(),
                                           *_INDEX_PROBES["index_put"][0]))
 HAND.setdefault("torch.bincount", _call("bincount", lambda L: L.tensor([0, 2, 2, 5])))
 HAND.setdefault("torch.Tensor.bincount", _method("bincount", base=lambda L: L.tensor([0, 2, 2, 5])))
+# stft/istft: a short signal, a window and return_complex (torch requires it for real input).
+_sig = lambda L: L.tensor([0.5, -1.0, 2.0, 1.5, 0.25, -0.75, 1.0, 0.0, -2.0, 0.5, 1.25, -0.5])  # noqa: E731
+_spec = lambda L: L.stft(_sig(L), 4, hop_length=1, window=L.ones(4), return_complex=True)  # noqa: E731
+HAND.setdefault("torch.stft", _call("stft", _sig, 4, hop_length=2, return_complex=True))
+HAND.setdefault("torch.Tensor.stft", _method("stft", 4, base=_sig, hop_length=2,
+                                             return_complex=True))
+HAND.setdefault("torch.istft", _call("istft", _spec, 4, hop_length=1, window=lambda L: L.ones(4)))
+HAND.setdefault("torch.Tensor.istft", _method("istft", 4, base=_spec, hop_length=1,
+                                              window=lambda L: L.ones(4)))
 
 
 def _custom_fwd_bwd(L):
@@ -708,6 +717,12 @@ def _close(a, b):
         return isinstance(b, (list, tuple)) and len(a) == len(b) and all(map(_close, a, b))
     if isinstance(a, bool) or isinstance(b, bool):
         return a == b
+    if isinstance(a, complex) or isinstance(b, complex):
+        try:
+            ca, cb = complex(a), complex(b)
+        except (TypeError, ValueError):
+            return a == b
+        return _close(ca.real, cb.real) and _close(ca.imag, cb.imag)
     try:
         fa, fb = float(a), float(b)
     except (TypeError, ValueError):

@@ -1251,7 +1251,11 @@ def gen_view(src, op, ctx):
     elif name in ("split", "chunk"):
         dim = d()
         size = shape[dim % n] if nd else 0
-        k = src.int(1, max(1, size + 1)) if src.prob(0.95) else 0
+        # at most ~512 pieces: comparing tens of thousands of CUDA results one by one
+        # (chunk(31428) of 40000 elements) ran past the case timeout in the harness
+        lo = 1 if name == "chunk" else max(1, -(-size // 512))
+        hi = min(size, 512) if name == "chunk" else size
+        k = src.int(lo, max(lo, hi + 1)) if src.prob(0.95) else 0
         if name == "split" and src.prob(0.2) and size:
             parts = []
             rest = size
@@ -1523,10 +1527,12 @@ for _n, _f in (("digamma", _xdf_digamma), ("erfinv", _xdf_erfinv), ("logit", _xd
 
 
 def _tol_ndtr(case):
-    """ndtr on the CPU: torch's vectorized kernel (AVX-512) computes 0.5 * (1 + erf(x /
-    sqrt 2)), which cancels in the left tail: an absolute accuracy of a few eps, as the
-    bounded functions of "math_abs" (ember's erfc-based tail is relatively accurate)."""
-    return "special_abs" if case.device == "cpu" else None
+    """ndtr: torch computes 0.5 * (1 + erf(x / sqrt 2)), which cancels in the left tail --
+    on the CPU in float (its vectorized kernel), on CUDA in the tensor's own dtype (a
+    jitted kernel whose float16/bfloat16 intermediates are each rounded to the dtype:
+    ndtr(-3.64) in bfloat16 is 0, not 1.4e-4): an absolute accuracy of a few eps of the
+    dtype, as the bounded functions of "math_abs". ember computes in float."""
+    return "special_abs"
 
 
 OPS["special.ndtr"].extra["tol_fn"] = _tol_ndtr
@@ -2156,26 +2162,30 @@ def tolerance(op, case, dt, np_args, device, out_size=None):
             # after another, then tree levels, then a carry per tile; ember accumulates in
             # float. Each rounding is up to half an ulp of a partial sum (at most m * n), and
             # the chains of roundings are up to ~8 + n / 128 long (issue 14's CUDA run:
-            # cumsum of 1000 copies of 5.488 in float16 is 7 ulps off in torch)
+            # cumsum of 1000 copies of 5.488 in float16 is 7 ulps off in torch). CUB takes
+            # up to ~24 items a thread one after another for 2-byte types: 257 copies of
+            # -9.5625 in bfloat16: torch -2496 at the 238th, where the sum is -2275.875)
             arrs = [a for a in np_args if isinstance(a, np.ndarray) and a.size]
             n = arrs[0].size if arrs else 1
             fin = np.abs(arrs[0].astype(np.float64)) if arrs else np.zeros(1)
             fin = fin[np.isfinite(fin)]
             m = float(fin.max()) if fin.size else 0.0
-            return 1, EPS[dt] * m * n * (8 + n / 128)
+            return 1, EPS[dt] * m * n * (32 + n / 128)
         if device != "cpu" and op.name == "cumprod" and dt in ("float16", "bfloat16"):
             # torch's CUDA scans run in the dtype itself (each partial product rounded to
             # bfloat16, in a tree): the error grows with the length, an ulp per step
             arrs = [a for a in np_args if isinstance(a, np.ndarray) and a.size]
             return max(2, arrs[0].size if arrs else 2), 0.0
-    if device != "cpu" and dt in ("float16", "bfloat16") and op.name in ("vander",
-                                                                          "logcumsumexp"):
+    if device != "cpu" and (op.name == "vander" and dt in ("float16", "bfloat16", "float32",
+                                                          "float64")
+                            or op.name == "logcumsumexp" and dt in ("float16", "bfloat16")):
         arrs = [a for a in np_args if isinstance(a, np.ndarray) and a.size]
         n = arrs[0].size if arrs else 1
         if op.name == "vander":
             # torch's vander is a cumprod of the powers, on CUDA a scan in the dtype (each
-            # partial product rounded, in a tree: x**4 = x**2 * x**2): up to an ulp per
-            # factor, as cumprod's (N factors: vander's N, else len(x))
+            # partial product rounded, in a tree: x**4 = x**2 * x**2; ember's scan takes
+            # a thread's 4 neighbours one after another: ((x * x) * x) * x): up to an ulp
+            # per factor, as cumprod's (N factors: vander's N, else len(x))
             if len(case.args) > 1 and isinstance(case.args[1], int):
                 n = case.args[1]
             return max(2, n), 0.0
@@ -2668,6 +2678,66 @@ def _cuda_scan_overflow(case, to, eo):
     return False
 
 
+_ATOMIC_ADDS = ("index_add", "index_add_", "scatter_add", "scatter_add_", "index_put",
+                "index_put_", "put", "put_", "index_reduce", "scatter_reduce")
+
+
+def _cuda_atomic_ftz(case, to, eo):
+    """torch's CUDA adds through atomics (index_add, scatter_add, put/index_put with
+    accumulate): the GPU's floating atomic add flushes a subnormal result to zero. Where
+    every differing element is subnormal in ember's result and zero in torch's."""
+    if case.device != "cuda" or case.op.split("[")[0] not in _ATOMIC_ADDS:
+        return False
+    return _flushed_subnormals(to, eo)
+
+
+def _flushed_subnormals(to, eo):
+    """Every element that differs is a subnormal in ember's result and zero in torch's."""
+    if to.exc is not None or eo.exc is not None or not hasattr(to.result, "dtype"):
+        return False
+    dt = _dt_name(to.result.dtype)
+    if dt not in FTINY:
+        return False
+    a, b = _as_float_list(to.result), _as_float_list(eo.result)
+    if a is None or b is None or a.shape != b.shape:
+        return False
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    with np.errstate(invalid="ignore"):
+        differ = ~((a == b) | (np.isnan(a) & np.isnan(b)))
+    if not differ.any():
+        return False
+    d_a, d_b = a[differ], b[differ]
+    return bool(((d_a == 0) & (np.abs(d_b) < FTINY[dt]) & (d_b != 0)).all())
+
+
+def _gelu_ftz(case, to, eo):
+    """gelu on the CPU: torch's vectorized kernel gives 0 where x * Phi(x) is subnormal
+    (bfloat16 2.19e-38 gives 1.09e-38 exactly; torch 0)."""
+    return case.device == "cpu" and case.op.split("[")[0] == "gelu" and \
+        _flushed_subnormals(to, eo)
+
+
+def _norm_closer(case, to, eo):
+    """A full p-norm (no dim) whose value ember computes closer to the float64 value of
+    (sum |x|^p)^(1/p) than torch: torch's CPU float32 norm with p = 0.5 over 4099
+    elements is 4e-5 off (45244304 for 45246231.3; ember 45246236)."""
+    if case.op.split("[")[0] != "norm" or to.exc is not None or eo.exc is not None:
+        return False
+    p = case.kwargs.get("p", case.args[1] if len(case.args) > 1 else 2)
+    if not isinstance(p, (int, float)) or isinstance(p, bool) or p <= 0 or \
+            math.isinf(p) or case.kwargs.get("dim") is not None or len(case.args) > 2:
+        return False
+    arrs = [x for _, x in _input_arrays(case)]
+    a, b = _as_float_list(to.result), _as_float_list(eo.result)
+    if len(arrs) != 1 or a is None or b is None or a.size != 1 or b.size != 1:
+        return False
+    x = np.abs(arrs[0].astype(np.float64)).ravel()
+    if not np.isfinite(x).all():
+        return False
+    exact = float((x ** p).sum() ** (1.0 / p))
+    return abs(float(b.ravel()[0]) - exact) <= abs(float(a.ravel()[0]) - exact)
+
+
 def _dt_name(dt):
     return str(dt).split(".")[-1]
 
@@ -2880,6 +2950,15 @@ DEVIATIONS = {
         "add/sub with a floating alpha, integer inputs and a floating out= on CUDA: torch "
         "checks alpha against out's dtype there (and truncates it to the integer dtype); its "
         "CPU raises, as ember on both devices"),
+    "cuda-bool-alpha-out": (
+        lambda case, to, eo: case.device == "cuda" and case.form == "out"
+        and to.exc is not None and eo.exc is None
+        and isinstance(case.kwargs.get("alpha"), bool)
+        and case.op.split("[")[0] in ("add", "sub", "subtract")
+        and "Boolean alpha only supported for Boolean results" in str(to.exc),
+        "add with a bool alpha, bool inputs and a non-bool out= on CUDA: torch checks alpha "
+        "against out's dtype there and raises; its CPU checks it against the inputs' (bool) "
+        "and computes, as ember on both devices"),
     "cuda-two-numbers": (
         lambda case, to, eo: case.device == "cuda" and to.exc is not None and eo.exc is None
         and "Trying to pass too many CPU scalars to non-CPU kernel" in str(to.exc),
@@ -2906,6 +2985,19 @@ DEVIATIONS = {
         "sort-based ops on CUDA with negative-sign NaNs in torch's input (its float -> "
         "bfloat16 conversion makes NaN 0xFFFF): torch's radix sort puts them first "
         "(pytorch#190781); NaN sorts last in ember, as in torch's CPU"),
+    "gelu-ftz": (
+        _gelu_ftz,
+        "gelu on the CPU where x * Phi(x) is subnormal: torch's kernel gives 0, ember the "
+        "subnormal value"),
+    "norm-closer": (
+        _norm_closer,
+        "a full p-norm that ember computes closer to the exact value than torch (torch's "
+        "CPU float32 norm with p = 0.5 loses ~4e-5 over a few thousand elements)"),
+    "cuda-atomic-ftz": (
+        _cuda_atomic_ftz,
+        "adds through atomics on CUDA (index_add, scatter_add, put/index_put with "
+        "accumulate): torch's floating atomic add flushes a subnormal result to zero; "
+        "ember's kernels (shared-memory sums, plain adds) keep it"),
     "cuda-scan-overflow": (
         _cuda_scan_overflow,
         "cumsum in float16/bfloat16 on CUDA whose partial sums reach the dtype's largest "
@@ -2960,6 +3052,23 @@ def _is_assert(msg):
     return "device-side assert" in msg or "cudaErrorAssert" in msg
 
 
+def _torch_too_slow(case):
+    """torch's zeta(x, q) steps through the |q| terms before q for q < 0 (Cephes's
+    summation): q = -7.6e7 runs past the case timeout on CUDA. ember shifts such q
+    (special_functors.hpp) and runs alone on these cases (it must finish)."""
+    if case.op.split("[")[0] != "special.zeta" or len(case.args) < 2:
+        return False
+    q = case.args[1]
+    if isinstance(q, TensorSpec):
+        v = np.asarray(np_view(q))
+    elif isinstance(q, (int, float)) and not isinstance(q, bool):
+        v = np.asarray(q)
+    else:
+        return False
+    with np.errstate(invalid="ignore"):
+        return bool((v.astype(np.float64) < -1e5).any())
+
+
 def check_case(case, E, T, ops, numpy_mode=False):
     """Runs one case in ember (E) and the oracle (T: a Lib, or None for NumPy).
     Returns (status, mismatch or None): status ok | both_raised | torch_unsupported |
@@ -2972,6 +3081,11 @@ def check_case(case, E, T, ops, numpy_mode=False):
         out_spec = case.kwargs.get("__out__")
     kw_clean = {k: v for k, v in case.kwargs.items() if k != "__out__"}
     c2 = Case(case.op, case.form, case.args, kw_clean, case.device, case.index, case.seed)
+    if _torch_too_slow(case):
+        eo = run_lib(E, op, c2, out_spec)
+        if case.device != "cpu" and eo.exc is not None and _fatal(str(eo.exc)):
+            raise CudaFatal(f"ember: {_short(str(eo.exc), 300)}", torch_assert=False)
+        return "torch_too_slow", None
     try:
         to = run_lib(T, op, c2, out_spec)
         eo = run_lib(E, op, c2, out_spec)

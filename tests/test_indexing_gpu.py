@@ -87,6 +87,38 @@ def test_scatter_add_and_index_add_with_duplicates_vs_torch(torch, dtype):
     same(e2, t.index_add(0, tv, ts, alpha=2), tol_of(dtype) * 10)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "float16"])
+@pytest.mark.parametrize("shape,n", [((37, 1000), 1000), ((5, 300), 80), ((3, 4096), 5000),
+                                     ((64, 12288), 12288), ((4, 2), 1)])
+def test_scatter_add_along_long_last_dim_rows_vs_torch(torch, dtype, shape, n):
+    """Index rows of at least a quarter of self's row: summed in shared memory, then added
+    to self's row once (float32/64, int32/64); self's untouched elements keep their bits
+    (-0.0 included); out-of-range indices still surface at the next sync."""
+    a = rand(shape, dtype)
+    if dtype.startswith("float"):
+        a[0, :4] = [-0.0, 0.0, -0.0, np.inf][:shape[1]]
+    e, t = both(torch, a, dtype)
+    es, ts = both(torch, rand((shape[0], n), dtype), dtype)
+    ei, ti = ints(torch, RNG.integers(0, shape[1], size=(shape[0], n)))
+    tol = tol_of(dtype) * 10  # floating sums in another order than torch's atomics
+    same(e.scatter_add(1, ei, es), t.scatter_add(1, ti, ts), tol)
+    e2, t2 = e.clone(), t.clone()
+    e2.scatter_add_(-1, ei, es)
+    t2.scatter_add_(-1, ti, ts)
+    same(e2, t2, tol)
+    # the signs of the zeros nobody added to
+    untouched = ~(ember.zeros(shape, device="cuda", dtype=ember.bool).scatter_(
+        1, ei, ember.ones(ei.shape, dtype=ember.bool, device="cuda")))
+    assert np.array_equal(np.signbit(e2[untouched].double().cpu().numpy()),
+                          np.signbit(e[untouched].double().cpu().numpy()))
+    bad = ei.clone()
+    bad[-1, -1] = shape[1]
+    e.clone().scatter_add_(1, bad, es)
+    with pytest.raises(IndexError, match="out of bounds"):
+        ember.cuda.synchronize()
+    ember.cuda.synchronize()
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int32", "int8"])
 @pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
 @pytest.mark.parametrize("include_self", [True, False])

@@ -48,3 +48,18 @@ def test_unknown_library_is_a_value_error():
         pytest.skip("a CPU-only build has no CUDA libraries")
     with pytest.raises(ValueError, match="unknown library 'cuFOO'"):
         ember._C._raise_library_error("cuFOO", 1)
+
+
+@needs_cuda_build
+def test_cufft_statuses():
+    ember._C._raise_library_error("cuFFT", 0)
+    with pytest.raises(ember.cuda.CudaError) as info:
+        ember._C._raise_library_error("cuFFT", 8)  # CUFFT_INVALID_SIZE
+    assert info.value.error_name == "CUFFT_INVALID_SIZE"
+    assert str(info.value).startswith("cuFFT error: CUFFT_INVALID_SIZE (")
+    assert " in cufftTestCall. " in str(info.value)
+    with pytest.raises(ember.cuda.OutOfMemoryError, match="CUDA out of memory. cuFFT error: "
+                       "CUFFT_ALLOC_FAILED"):
+        ember._C._raise_library_error("cuFFT", 2)
+    with pytest.raises(ember.cuda.CudaError, match="CUFFT_UNKNOWN"):
+        ember._C._raise_library_error("cuFFT", 4242)

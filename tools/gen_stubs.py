@@ -88,6 +88,18 @@ _MODULE_INPLACE = ("abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ 
                    "floor_ frac_ log10_ log1p_ log2_ log_ neg_ negative_ reciprocal_ relu_ "
                    "rsqrt_ sigmoid_ sin_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ i0_").split()
 _SPECIAL_BINARY = "igamma igammac nextafter gcd lcm".split()
+# torch.special's functions whose GPU kernels are jitted (bindings/math_special.cpp):
+# one-operand ones by their argument's name, and the polynomials of (x, n)
+_SPECIAL_JIT_INPUT = ("special_bessel_y0 special_bessel_y1 special_modified_bessel_i0 "
+                      "special_modified_bessel_i1 special_modified_bessel_k0 "
+                      "special_modified_bessel_k1").split()
+_SPECIAL_JIT_X = ("special_airy_ai special_scaled_modified_bessel_k0 "
+                  "special_scaled_modified_bessel_k1 special_spherical_bessel_j0").split()
+_SPECIAL_POLYNOMIAL = [f"special_{p}" for p in (
+    "chebyshev_polynomial_t chebyshev_polynomial_u chebyshev_polynomial_v "
+    "chebyshev_polynomial_w shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u "
+    "shifted_chebyshev_polynomial_v shifted_chebyshev_polynomial_w hermite_polynomial_h "
+    "hermite_polynomial_he laguerre_polynomial_l legendre_polynomial_p").split()]
 _BINARY = ("mul multiply true_divide floor_divide remainder fmod atan2 arctan2 hypot maximum "
            "minimum fmax fmin").split()
 _BITWISE = "bitwise_and bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift".split()
@@ -120,6 +132,11 @@ FAMILIES = [
      "def {n}_(self, other: Tensor) -> Self: ..."),
     (["special_zeta", "special_xlog1py"],
      f"def {{n}}(input: _TensorOrNumber, other: _TensorOrNumber, *, {_OUT}) -> Tensor: ...",
+     None, None),
+    (_SPECIAL_JIT_INPUT, f"def {{n}}(input: Tensor, *, {_OUT}) -> Tensor: ...", None, None),
+    (_SPECIAL_JIT_X, f"def {{n}}(x: Tensor, *, {_OUT}) -> Tensor: ...", None, None),
+    (_SPECIAL_POLYNOMIAL,
+     f"def {{n}}(x: _TensorOrNumber, n: _TensorOrNumber, *, {_OUT}) -> Tensor: ...",
      None, None),
     (["_frexp"],
      "def {n}(input: Tensor, mantissa: Tensor | None = None, "

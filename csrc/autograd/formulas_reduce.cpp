@@ -121,7 +121,7 @@ Tensor reduce_grad(ReduceOp op, const Tensor& g_in, const Tensor& x, const Tenso
           autograd::div(g, Operand(static_cast<double>(std::max<int64_t>(reduced_count(xs, which), 1)))),
           xs);
     case ReduceOp::LogSumExp:
-      return autograd::mul(g, autograd::unary(ops::UnaryOp::Exp, autograd::sub(x, y)));
+      return autograd::mul(g, conj(autograd::unary(ops::UnaryOp::Exp, autograd::sub(x, y))));
     case ReduceOp::Amax:
     case ReduceOp::Amin: {
       const Tensor mask = weight_of(ops::eq(x, y), x);
@@ -300,8 +300,9 @@ Tensor scan(ops::ScanOp op, const Tensor& x, int64_t dim, std::optional<ScalarTy
   }
   auto node = record("CumprodBackward0", {&x}, {&r},
                      [reverse_cumsum](FormulaNode& n, TensorList& g) -> TensorList {
-    // nonzero inputs: reverse_cumsum(g * out) / x
-    return {autograd::div(reverse_cumsum(autograd::mul(g[0], n.saved(1))), n.saved(0))};
+    // nonzero inputs: reverse_cumsum(g * conj(out)) / conj(x)
+    return {autograd::div(reverse_cumsum(autograd::mul(g[0], conj(n.saved(1)))),
+                          conj(n.saved(0)))};
   });
   node->save(x);
   node->save(r, /*is_output=*/true);

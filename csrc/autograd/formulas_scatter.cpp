@@ -73,7 +73,7 @@ void scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor
             autograd::scatter_(grads[0], dim, index, zero, ops::ScatterReduce::None, r, true);
           }
         }
-        if (n.needs(1) && is_floating(src_dtype)) {
+        if (n.needs(1) && (is_floating(src_dtype) || is_complex(src_dtype))) {
           grads[1] = src_grad(g[0], dim, index, r, src_sizes, src_is_value);
         }
         return grads;

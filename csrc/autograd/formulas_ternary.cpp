@@ -108,11 +108,13 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Operand& weight, const
   const bool ws = weight.is_scalar();
   const Scalar wv = weight.scalar;
   auto fn = [ws, wv](FormulaNode& n, TensorList& g) -> TensorList {
-    const Operand w = operand_of(n, ws, wv, 2);
+    // complex values pass g times the conjugate derivatives (torch's convention)
+    const Operand w0 = operand_of(n, ws, wv, 2);
+    const Operand w = w0.is_scalar() ? Operand(w0.scalar.conj()) : Operand(conj(w0.tensor));
     TensorList r(3);
     if (n.needs(0)) r[0] = autograd::mul(g[0], autograd::sub(Operand(1.0), w));
     if (n.needs(1)) r[1] = autograd::mul(g[0], w);
-    if (n.needs(2)) r[2] = autograd::mul(g[0], autograd::sub(n.saved(1), n.saved(0)));
+    if (n.needs(2)) r[2] = autograd::mul(g[0], conj(autograd::sub(n.saved(1), n.saved(0))));
     return r;
   };
   auto node = inplace ? record_inplace("LerpBackward1", start, {&end, &tw}, fn)
@@ -140,9 +142,11 @@ Tensor addc(bool div, const Tensor& x, const Tensor& t1, const Tensor& t2, const
                  : ops::addcmul(x, t1, t2, value, inplace ? x : Tensor(), inplace);
   if (inplace) mark_dirty(x);
   if (!grad) return r;
-  auto fn = [div, value](FormulaNode& n, TensorList& g) -> TensorList {
+  auto fn = [div, value_in = value](FormulaNode& n, TensorList& g) -> TensorList {
+    // complex values pass g times the conjugate derivatives (torch's convention)
     TensorList r(3);
-    const Tensor a = n.saved(0), b = n.saved(1);
+    const Scalar value = value_in.conj();
+    const Tensor a = conj(n.saved(0)), b = conj(n.saved(1));
     if (n.needs(0)) r[0] = g[0];
     if (div) {
       if (n.needs(1)) r[1] = scaled(autograd::div(g[0], b), value);

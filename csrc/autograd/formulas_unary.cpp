@@ -55,7 +55,12 @@ Tensor derivative(UnaryOp op, const Tensor& x, const Tensor& y) {
     case UnaryOp::Cosh: return un(UnaryOp::Sinh, x);
     case UnaryOp::Tanh: return autograd::sub(Operand(1.0), un(UnaryOp::Square, y));
     case UnaryOp::Asinh: return rsqrt_poly(x, 1.0, 1.0);
-    case UnaryOp::Acosh: return rsqrt_poly(x, -1.0, 1.0);
+    case UnaryOp::Acosh:  // complex: 1/sqrt(x+1) 1/sqrt(x-1), not 1/sqrt(x^2-1) (torch's)
+      if (is_complex(x.dtype())) {
+        return autograd::mul(un(UnaryOp::Rsqrt, autograd::add(x, Operand(1.0))),
+                             un(UnaryOp::Rsqrt, autograd::sub(x, Operand(1.0))));
+      }
+      return rsqrt_poly(x, -1.0, 1.0);
     case UnaryOp::Atanh:
       return un(UnaryOp::Reciprocal, autograd::sub(Operand(1.0), un(UnaryOp::Square, x)));
     case UnaryOp::Sigmoid: return autograd::mul(y, autograd::sub(Operand(1.0), y));

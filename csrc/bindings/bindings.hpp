@@ -38,6 +38,7 @@ void bind_amp(py::module_& m);  // autocast state, GradScaler kernels
 void bind_jit(py::module_& cuda);  // RawKernel/RawModule/jiterator cores (after bind_tensor)
 void bind_jit_testing(py::module_& m);
 void bind_c_api(py::module_& m);  // the extensions' C API capsule
+void bind_fft(py::module_& m);  // ember._C._fft: cuFFT cores and the plan cache
 
 // A Device from what Python users pass: ember.device, "cuda:1", "cpu", or an
 // int (a CUDA ordinal). Throws TypeError/RuntimeError for anything else.

@@ -61,15 +61,18 @@ void bind_errors(py::module_& m) {
         const auto cublasTestCall = [](int s) { return s; };
         const auto nvrtcTestCall = [](int s) { return s; };
         const auto cuTestCall = [](int s) { return s; };
+        const auto cufftTestCall = [](int s) { return s; };
         if (library == "cuBLAS") {
           EMBER_CUBLAS_CHECK(cublasTestCall(status));
         } else if (library == "NVRTC") {
           EMBER_NVRTC_CHECK(nvrtcTestCall(status));
         } else if (library == "CUDA driver") {
           EMBER_CU_CHECK(cuTestCall(status));
+        } else if (library == "cuFFT") {
+          EMBER_CUFFT_CHECK(cufftTestCall(status));
         } else {
           throw ValueError(detail::str("_raise_library_error: unknown library '", library,
-                                       "' (known: cuBLAS, NVRTC, CUDA driver)"));
+                                       "' (known: cuBLAS, NVRTC, CUDA driver, cuFFT)"));
         }
       },
       py::arg("library"), py::arg("status"),

@@ -16,7 +16,9 @@
 
 #if EMBER_WITH_CUDA
 #include "ops/jit/jiterator.hpp"
+#include "ops/jit/jitted_op.hpp"
 #include "ops/jit/kernel_cache.hpp"
+#include "ops/pointwise/special_jit.hpp"
 #include "ops/jit/module.hpp"
 #include "ops/pointwise/unary.hpp"
 #include "runtime/cuda_device.hpp"
@@ -176,6 +178,26 @@ void bind_jit_testing(py::module_& m) {
         return d;
       },
       "{op name: (code, function name)} of the unary ops compiled at first use on the GPU.");
+  t.def(
+      "special_jit_sources",
+      [] {
+        // (name, dtype, source) of every jitted torch.special kernel, for float32
+        // and float64 tensors (a polynomial's n of the same dtype).
+        py::list out;
+        for (int i = 0; i < ops::kNumJitSpecialOps; ++i) {
+          const auto op = static_cast<ops::JitSpecialOp>(i);
+          const std::string code = ops::internal::jit_special_code(op);
+          for (ScalarType t : {ScalarType::Float32, ScalarType::Float64}) {
+            std::vector<ScalarType> inputs(ops::is_polynomial(op) ? 2 : 1, t);
+            out.append(py::make_tuple(ops::jit_special_name(op), dtype_name(t),
+                                      ops::jit::jitted_source(ops::jit_special_name(op), code, t,
+                                                              inputs)));
+          }
+        }
+        return out;
+      },
+      "(name, dtype, CUDA source) of each torch.special function the GPU compiles at "
+      "first use (ops/pointwise/special_jit.hpp), for float32 and float64 inputs.");
   t.def(
       "launch_floor",
       [](int iterations, bool with_args) {

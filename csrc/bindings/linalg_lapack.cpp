@@ -75,9 +75,21 @@ void bind_linalg_lapack(py::module_& m) {
         return py::make_tuple(opt(std::get<0>(r)), opt(std::get<1>(r)), std::get<2>(r));
       },
       py::arg("A"), py::arg("B"), py::arg("driver"), py::arg("rcond"));
-  s.def("ldl_factor_", &L::ldl_factor_, py::arg("A"), py::arg("upper"), rel());
+  s.def(
+      "geev_",
+      [](const Tensor& A, bool vectors) {
+        std::tuple<Tensor, Tensor, Tensor> r;
+        {
+          py::gil_scoped_release nogil;
+          r = L::geev_(A, vectors);
+        }
+        return py::make_tuple(std::get<0>(r), opt(std::get<1>(r)), std::get<2>(r));
+      },
+      py::arg("A"), py::arg("vectors"));
+  s.def("ldl_factor_", &L::ldl_factor_, py::arg("A"), py::arg("upper"), py::arg("hermitian"),
+        rel());
   s.def("ldl_solve_", &L::ldl_solve_, py::arg("LD"), py::arg("pivots"), py::arg("B"),
-        py::arg("upper"), rel());
+        py::arg("upper"), py::arg("hermitian"), rel());
   s.def("lapack_library", [] { return L::lapack_library(); },
         "The BLAS/LAPACK file the CPU's products and factorizations use (opens it).");
   s.def("lapack_loaded", [] { return ops::lapack::loaded(); });

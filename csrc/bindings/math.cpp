@@ -450,6 +450,7 @@ void bind_math(py::module_& m) {
   add_reduce_defs(d);
   static std::vector<PyMethodDef> special_private;
   add_special_defs(d, special_private);
+  add_special_jit_defs(special_private);
   add_return_types(m);
   for (auto* v : {&d.functions, &d.methods, &d.dunders, &special_private}) {
     v->push_back({nullptr, nullptr, 0, nullptr});

@@ -28,6 +28,9 @@ void add_reduce_defs(MathDefs& d);      // reduce.cpp
 // math_special.cpp: ember's special functions into d; the torch.special-only
 // ones (_C.special_<name>, _C._frexp) into private_fns.
 void add_special_defs(MathDefs& d, std::vector<PyMethodDef>& private_fns);
+// math_special.cpp too: the torch.special functions compiled for the GPU at run
+// time (_C.special_airy_ai, _C.special_chebyshev_polynomial_t, ...).
+void add_special_jit_defs(std::vector<PyMethodDef>& private_fns);
 void add_return_types(py::module_& m);  // reduce.cpp: ember.return_types
 
 

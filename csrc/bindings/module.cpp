@@ -38,4 +38,5 @@ PYBIND11_MODULE(_C, m) {
   ember::bindings::bind_jit_testing(m);
   ember::bindings::bind_c_api(m);
   ember::bindings::bind_sort(m);
+  ember::bindings::bind_fft(m);
 }

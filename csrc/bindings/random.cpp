@@ -83,14 +83,14 @@ void set_state_from(GeneratorImpl& g, py::handle state) {
 
 // ---- creation options ----------------------------------------------------------
 
-struct Options {
+struct DrawOptions {
   ScalarType dtype;
   Device device;
   bool pin;
   bool grad = false;  // requires_grad= (set on the new tensor after the draw)
 };
 
-Options options(py::handle dtype, py::handle device, bool pin, bool grad, const char* fn,
+DrawOptions draw_options(py::handle dtype, py::handle device, bool pin, bool grad, const char* fn,
                 ScalarType fallback) {
   const Device d = device_arg(device);
   EMBER_CHECK(!pin || d.is_cpu(), fn, "(): only CPU tensors can be pinned");
@@ -98,7 +98,7 @@ Options options(py::handle dtype, py::handle device, bool pin, bool grad, const 
   if (grad && !is_floating_or_complex(dt)) {
     throw Error("Only Tensors of floating point and complex dtype can require gradients");
   }
-  return Options{dt, d, pin, grad};
+  return DrawOptions{dt, d, pin, grad};
 }
 
 // Sizes given as f(2, 3), f((2, 3)), f([2, 3]) or f(size=(2, 3)).
@@ -111,7 +111,7 @@ Shape size_from(const py::args& args, py::handle size_kw, const char* fn) {
 }
 
 // A new tensor, or `out` (which must have the shape and dtype), to draw into.
-Tensor target(const Shape& shape, const Options& o, py::handle out, const char* fn) {
+Tensor target(const Shape& shape, const DrawOptions& o, py::handle out, const char* fn) {
   if (out.is_none()) return apply_requires_grad(Tensor::empty(shape, o.dtype, o.device, o.pin), o.grad);
   const Tensor& t = tensor_arg(out, "out");
   EMBER_CHECK(t.sizes() == shape, fn, "(): out= has shape ", shape_str(t.sizes()),
@@ -276,7 +276,7 @@ void bind_creation(py::module_& m) {
       "rand",
       [](py::args args, py::handle size, py::handle g, py::handle out, py::handle dtype,
          py::handle device, bool grad, bool pin, py::handle) {
-        const Options o = options(dtype, device, pin, grad, "rand", default_dtype());
+        const DrawOptions o = draw_options(dtype, device, pin, grad, "rand", default_dtype());
         const Tensor t = target(size_from(args, size, "rand"), o, out, "rand");
         const Generator gg = generator_arg(g);
         draw(t, [&] { ops::uniform_(t, 0.0, 1.0, gg); });
@@ -288,7 +288,7 @@ void bind_creation(py::module_& m) {
       "randn",
       [](py::args args, py::handle size, py::handle g, py::handle out, py::handle dtype,
          py::handle device, bool grad, bool pin, py::handle) {
-        const Options o = options(dtype, device, pin, grad, "randn", default_dtype());
+        const DrawOptions o = draw_options(dtype, device, pin, grad, "randn", default_dtype());
         const Tensor t = target(size_from(args, size, "randn"), o, out, "randn");
         const Generator gg = generator_arg(g);
         draw(t, [&] { ops::normal_(t, 0.0, 1.0, gg); });
@@ -313,7 +313,7 @@ void bind_creation(py::module_& m) {
         const auto [low, high] =
             nb == 1 ? randint_bounds(args[0], py::none(), "randint")
                     : randint_bounds(args[0], args[1], "randint");
-        const Options o = options(dtype, device, pin, grad, "randint", ScalarType::Int64);
+        const DrawOptions o = draw_options(dtype, device, pin, grad, "randint", ScalarType::Int64);
         const Tensor t = target(int_list_arg(sz, "randint", "size"), o, out, "randint");
         const Generator gg = generator_arg(g);
         draw(t, [&] { ops::random_(t, low, high, gg); });
@@ -326,7 +326,7 @@ void bind_creation(py::module_& m) {
       "randperm",
       [](int64_t n, py::handle g, py::handle out, py::handle dtype, py::handle device, bool grad,
          bool pin, py::handle) {
-        const Options o = options(dtype, device, pin, grad, "randperm", ScalarType::Int64);
+        const DrawOptions o = draw_options(dtype, device, pin, grad, "randperm", ScalarType::Int64);
         const Generator gg = generator_arg(g);
         Tensor t;
         {
@@ -385,7 +385,7 @@ void bind_creation(py::module_& m) {
         if (!tm && !ts) {  // normal(mean, std, size)
           EMBER_CHECK_TYPE(!size.is_none(), "normal(): with float mean and std, size= is "
                            "required: normal(0.0, 1.0, size=(2, 3))");
-          const Options o = options(dtype, device, pin, grad, "normal", default_dtype());
+          const DrawOptions o = draw_options(dtype, device, pin, grad, "normal", default_dtype());
           const Tensor t = target(int_list_arg(size, "normal", "size"), o, out, "normal");
           const double mu = scalar_arg(mean, "normal", "mean").to_double();
           const double sd = scalar_arg(std, "normal", "std").to_double();
@@ -405,7 +405,7 @@ void bind_creation(py::module_& m) {
                     " and ", dtype_name(st.dtype()));
         const ScalarType rt = promote_types(mt.dtype(), st.dtype());
         const Shape shape = broadcast_shapes(mt.sizes(), st.sizes());
-        const Tensor t = target(shape, Options{rt, ref.device(), false, grad}, out, "normal");
+        const Tensor t = target(shape, DrawOptions{rt, ref.device(), false, grad}, out, "normal");
         draw(t, [&] { ops::normal_tensor_(t, mt, st, gg); });
         return result(t, out);
       },

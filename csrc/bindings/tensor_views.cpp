@@ -146,7 +146,8 @@ void bind_tensor_views(py::class_<Tensor>& cls) {
     return autograd::reverse_dims(t);
   });
   cls.def_property_readonly("mT", [](py::object self) { return matrix_t(self, "mT", kIdentity); });
-  // real dtypes: the conjugate is a no-op
+  // H and mH conjugate complex tensors (a materialised conjugate: ember has no conjugate
+  // bit); for real dtypes the conjugate is a no-op and they are views.
   cls.def_property_readonly("H", [](py::object self) -> py::object {
     const Tensor& t = tensor_arg(self);
     if (t.dim() == 0) {
@@ -156,9 +157,14 @@ void bind_tensor_views(py::class_<Tensor>& cls) {
     EMBER_CHECK(t.dim() == 2, "tensor.H is only supported on matrices (2-D tensors). Got ",
                 t.dim(), "-D tensor.",
                 t.dim() > 2 ? " For batches of matrices, consider using tensor.mH" : "");
-    return py::cast(autograd::reverse_dims(t));
+    Tensor r = autograd::reverse_dims(t);
+    return py::cast(is_complex(t.dtype()) ? autograd::conj(r) : r);
   });
-  cls.def_property_readonly("mH", [](py::object self) { return matrix_t(self, "mH", kConj); });
+  cls.def_property_readonly("mH", [](py::object self) -> py::object {
+    py::object r = matrix_t(self, "mH", kConj);
+    const Tensor& t = tensor_arg(r);
+    return is_complex(t.dtype()) ? py::cast(autograd::conj(t)) : r;
+  });
   cls.def(
       "movedim",
       [](const Tensor& t, py::handle src, py::handle dst) {

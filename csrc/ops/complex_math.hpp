@@ -65,6 +65,30 @@ inline Complex<T> sqrt(Complex<T> z) {
   return from_std(std::sqrt(to_std(z)));
 }
 template <typename T>
+inline Complex<T> asin(Complex<T> z) {
+  return from_std(std::asin(to_std(z)));
+}
+template <typename T>
+inline Complex<T> acos(Complex<T> z) {
+  return from_std(std::acos(to_std(z)));
+}
+template <typename T>
+inline Complex<T> atan(Complex<T> z) {
+  return from_std(std::atan(to_std(z)));
+}
+template <typename T>
+inline Complex<T> asinh(Complex<T> z) {
+  return from_std(std::asinh(to_std(z)));
+}
+template <typename T>
+inline Complex<T> acosh(Complex<T> z) {
+  return from_std(std::acosh(to_std(z)));
+}
+template <typename T>
+inline Complex<T> atanh(Complex<T> z) {
+  return from_std(std::atanh(to_std(z)));
+}
+template <typename T>
 inline Complex<T> sinh(Complex<T> z) {
   return from_std(std::sinh(to_std(z)));
 }

@@ -28,22 +28,6 @@ Scalar read_scalar(const Tensor& t) {
   return Scalar::from_int(load_as<int64_t>(p, t.dtype()));
 }
 
-// out= with another shape: an empty tensor takes the new shape (as torch
-// resizes it); anything else is an error (torch would resize with a warning).
-void resize_out(const Tensor& out, const Shape& shape) {
-  if (out.numel() != 0) {
-    throw Error(detail::str("out= has shape ", shape_str(out.sizes()),
-                            " but the result has shape ", shape_str(shape),
-                            "; pass an output of the result's shape (or an empty tensor)"));
-  }
-  const Tensor fresh = Tensor::empty(shape, out.dtype(), out.device());
-  TensorImpl* impl = out.impl();
-  impl->storage = fresh.storage();
-  impl->sizes = fresh.sizes();
-  impl->strides = fresh.strides();
-  impl->offset = 0;
-  impl->refresh();
-}
 
 // s converted to dtype t and back (wrapped, rounded) -- what torch computes
 // with after casting a wrapped number to the common dtype.
@@ -65,6 +49,23 @@ Scalar round_to_dtype(const Scalar& s, ScalarType t) {
 }
 
 }  // namespace
+
+// out= with another shape: an empty tensor takes the new shape (as torch
+// resizes it); anything else is an error (torch would resize with a warning).
+void resize_out(const Tensor& out, const Shape& shape) {
+  if (out.numel() != 0) {
+    throw Error(detail::str("out= has shape ", shape_str(out.sizes()),
+                            " but the result has shape ", shape_str(shape),
+                            "; pass an output of the result's shape (or an empty tensor)"));
+  }
+  const Tensor fresh = Tensor::empty(shape, out.dtype(), out.device());
+  TensorImpl* impl = out.impl();
+  impl->storage = fresh.storage();
+  impl->sizes = fresh.sizes();
+  impl->strides = fresh.strides();
+  impl->offset = 0;
+  impl->refresh();
+}
 
 void not_implemented(const char* op, ScalarType t, bool cuda) {
   throw NotImplementedError(detail::str("\"", op, cuda ? "_cuda" : "_cpu", "\" not implemented for '",
@@ -242,7 +243,8 @@ ElementwiseIter make_elementwise(const ElementwiseSpec& spec, const Tensor& out_
       // input; a Python number only where torch's kernel does so.
       const bool keep = !o->is_scalar() && ((spec.keep_scalar_tensors >> (k - 1)) & 1u) &&
                         is_floating(spec.common);
-      if ((!o->is_scalar() && !keep) || spec.round_numbers || !is_floating_or_complex(spec.common)) {
+      const bool round_number = spec.round_numbers || ((spec.round_number_inputs >> (k - 1)) & 1u);
+      if ((!o->is_scalar() && !keep) || round_number || !is_floating_or_complex(spec.common)) {
         it.value[k] = round_to_dtype(it.value[k], spec.common);
       }
       it.dtype[k] = o->dtype();

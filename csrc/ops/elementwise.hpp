@@ -97,6 +97,10 @@ struct ElementwiseSpec {
   // every op with an integral common dtype); otherwise floating ops see them
   // at full precision (float16_tensor * 0.1 multiplies by float(0.1)).
   bool round_numbers = false;
+  // Inputs (bit k-1 for input k) whose Python number is converted to `common`
+  // even where round_numbers is false: torch's CUDA division kernels read a
+  // number in first place as the tensor's type (divide(1e10, half) is inf / x).
+  unsigned round_number_inputs = 0;
   // Inputs (bit k-1 for input k) that keep their full precision when they are
   // one-element tensors, instead of being converted to `common` first: where
   // torch's kernel reads such an operand as a scalar in the compute type
@@ -132,6 +136,10 @@ Shape output_strides(const Shape& shape, std::initializer_list<const Operand*> i
 
 // A 0-d CPU tensor holding a number (torch.add(5, 5) computes on one).
 Tensor scalar_to_tensor(const Scalar& s);
+
+// out= of another shape than the result's: an empty tensor takes the shape (as
+// torch resizes it), any other raises (torch would resize with a warning).
+void resize_out(const Tensor& out, const Shape& shape);
 
 // RuntimeError as torch's "Found dtype Long but expected Int": ops whose out=
 // must have exactly the result dtype (abs, neg, floor, clamp ...).

@@ -3,6 +3,7 @@
 #if EMBER_WITH_CUDA
 #include <cublas_api.h>
 #include <cuda.h>
+#include <cufft.h>
 #include <cusolver_common.h>
 #include <nvrtc.h>
 #endif
@@ -262,6 +263,60 @@ LibraryStatus describe_cublas_status(int status) {
   }
 #endif
   return {"CUBLAS_STATUS_UNKNOWN", "an unknown cuBLAS status", kPersistHint, false};
+}
+
+LibraryStatus describe_cufft_status(int status) {
+#if EMBER_WITH_CUDA
+  switch (static_cast<cufftResult>(status)) {
+    case CUFFT_SUCCESS:
+      return {"CUFFT_SUCCESS", "the operation completed successfully", "", false};
+    case CUFFT_INVALID_PLAN:
+      return {"CUFFT_INVALID_PLAN", "the plan handle is invalid", kPersistHint, false};
+    case CUFFT_ALLOC_FAILED:
+      return {"CUFFT_ALLOC_FAILED", "cuFFT failed to allocate GPU or CPU memory",
+              "Free tensors, call ember.cuda.empty_cache(), or lower "
+              "ember.backends.cuda.cufft_plan_cache.max_size.",
+              true};
+    case CUFFT_INVALID_TYPE:
+      return {"CUFFT_INVALID_TYPE", "the transform type is not supported", kPersistHint, false};
+    case CUFFT_INVALID_VALUE:
+      return {"CUFFT_INVALID_VALUE", "a bad pointer or parameter was given",
+              "Please report this to ember with the shape, strides and dtype of the input.",
+              false};
+    case CUFFT_INTERNAL_ERROR:
+      return {"CUFFT_INTERNAL_ERROR", "an internal cuFFT error (often a driver problem)",
+              kPersistHint, false};
+    case CUFFT_EXEC_FAILED:
+      return {"CUFFT_EXEC_FAILED", "cuFFT failed to execute the transform on the GPU",
+              kPersistHint, false};
+    case CUFFT_SETUP_FAILED:
+      return {"CUFFT_SETUP_FAILED", "the cuFFT library failed to initialise",
+              "Check that the GPU is usable (nvidia-smi) and that libcufft matches the driver.",
+              false};
+    case CUFFT_INVALID_SIZE:
+      return {"CUFFT_INVALID_SIZE", "the transform size is not supported",
+              "cuFFT does not support this signal size (half precision needs powers of two); "
+              "try float32 or the CPU.",
+              false};
+    case CUFFT_UNALIGNED_DATA:
+      return {"CUFFT_UNALIGNED_DATA", "the data is not aligned", kPersistHint, false};
+    case CUFFT_INVALID_DEVICE:
+      return {"CUFFT_INVALID_DEVICE", "the plan was made on another GPU", kPersistHint, false};
+    case CUFFT_NO_WORKSPACE:
+      return {"CUFFT_NO_WORKSPACE", "no workspace was given to the plan", kPersistHint, false};
+    case CUFFT_NOT_IMPLEMENTED:
+      return {"CUFFT_NOT_IMPLEMENTED", "the functionality is not implemented",
+              "cuFFT does not implement this transform; try the CPU.", false};
+    case CUFFT_NOT_SUPPORTED:
+      return {"CUFFT_NOT_SUPPORTED", "the operation is not supported for these parameters",
+              "cuFFT does not support this combination of sizes, strides and dtype; try "
+              "float32 or the CPU.",
+              false};
+    default:
+      break;
+  }
+#endif
+  return {"CUFFT_UNKNOWN", "an unknown cuFFT status", kPersistHint, false};
 }
 
 LibraryStatus describe_cusolver_status(int status) {

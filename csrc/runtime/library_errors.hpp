@@ -10,9 +10,9 @@
 //   be made even when the library failed to load half-way.
 // - Write calls as EMBER_CUBLAS_CHECK(api.cublasGemmEx(...)): the message names
 //   the function after the last '.' or '->' before the parenthesis.
-// - Libraries now: cuBLAS and cuBLASLt (EMBER_CUBLAS_CHECK), cuSOLVER (EMBER_CUSOLVER_CHECK), NVRTC
+// - Libraries now: cuBLAS and cuBLASLt (EMBER_CUBLAS_CHECK), cuSOLVER (EMBER_CUSOLVER_CHECK), cuFFT (EMBER_CUFFT_CHECK), NVRTC
 //   (EMBER_NVRTC_CHECK) and the CUDA driver API (EMBER_CU_CHECK, for the
-//   entry points of runtime/driver_api.hpp). cuFFT, cuDNN and CUPTI
+//   entry points of runtime/driver_api.hpp). cuDNN and CUPTI
 //   join here, each with its describe function.
 #pragma once
 
@@ -61,6 +61,8 @@ LibraryStatus describe_nvrtc_status(int status);
 // non-positive-definite matrix) is not a status: it comes back in the routine's
 // info array, which ember.linalg turns into torch.linalg.LinAlgError.
 LibraryStatus describe_cusolver_status(int status);
+// cuFFT statuses (cufftResult). CUFFT_ALLOC_FAILED is an OutOfMemoryError.
+LibraryStatus describe_cufft_status(int status);
 // CUDA driver API results (CUresult). Kernel faults say that the context is
 // unusable; launch-resource failures say what to lower.
 LibraryStatus describe_cu_status(int status);
@@ -80,6 +82,9 @@ LibraryStatus describe_cu_status(int status);
 
 #define EMBER_CUSOLVER_CHECK(expr) \
   EMBER_LIBRARY_CHECK("cuSOLVER", ::ember::detail::describe_cusolver_status, expr)
+
+#define EMBER_CUFFT_CHECK(expr) \
+  EMBER_LIBRARY_CHECK("cuFFT", ::ember::detail::describe_cufft_status, expr)
 
 #define EMBER_NVRTC_CHECK(expr) \
   EMBER_LIBRARY_CHECK("NVRTC", ::ember::detail::describe_nvrtc_status, expr)

@@ -55,7 +55,7 @@ if not TYPE_CHECKING:
         if name == "amp":  # ember.amp (GradScaler...), imported on first use
             import importlib
             return importlib.import_module("ember.amp")
-        if name in ("utils", "testing", "accelerator", "special"):  # imported on first use
+        if name in ("utils", "testing", "accelerator", "special", "fft"):  # imported on first use
             import importlib
             return importlib.import_module("ember." + name)
         raise AttributeError(f"module 'ember' has no attribute {name!r}")
@@ -193,6 +193,10 @@ __all__ += _linalg_toplevel.__all__
 from ember import _sorting  # noqa: E402
 from ember._sorting import *  # noqa: E402,F401,F403
 __all__ += _sorting.__all__
+# torch.stft / torch.istft over ember.fft's cores (python/ember/_spectral.py).
+from ember import _spectral  # noqa: E402
+from ember._spectral import *  # noqa: E402,F401,F403
+__all__ += _spectral.__all__
 # torch's top-level spellings of nn functions (torch.conv1d, torch.dropout...), ATen's
 # signatures over ember.nn.functional (imported on first call).
 from ember import _nn_toplevel  # noqa: E402

@@ -105,9 +105,10 @@ def _value_tensor(fn, self, value):
         if value.dim() != 0:
             raise RuntimeError(f"{fn} only supports a 0-dimensional value tensor, but got tensor "
                                f"with {value.dim()} dimension(s).")
-        if value.device.type == "cpu" and self.dtype != _C.bool:
+        if self.dtype != _C.bool:
             # torch's overflow check of the value (value.item() converted to self's dtype:
-            # 1e5 does not fit float16; inf and nan do)
+            # 1e5 does not fit float16; inf and nan do). torch reads a CUDA value on the
+            # host too (one sync), so does ember.
             _C.full((), value.item(), dtype=self.dtype)
         return value.to(device=self.device, dtype=self.dtype)
     if self.dtype != _C.bool and isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -400,7 +401,9 @@ def index_select(input, dim, index, *, out=None):
     # torch's CPU message: its dim-1 path says "INDICES element is out of DATA
     # bounds", the others "index out of range in self"
     msg = _DATA if dim == 1 else _SELF
-    if index.numel() and input.dim() > 1 and input.numel() == 0:
+    if input.is_cuda and 0 in shape:
+        pass  # torch's CUDA path returns an empty result before looking at the indices
+    elif index.numel() and input.dim() > 1 and input.numel() == 0:
         # torch's empty-self path (nothing is read, the indices are checked): a dim of
         # size 0 is an error of its own, the others say "out of DATA bounds" (RuntimeError)
         if input.shape[dim] == 0:
@@ -766,7 +769,6 @@ def take_along_dim(input, indices, dim=None, *, out=None):
 
 
 def _put_(self, index, source, accumulate=False):
-    _no_internal_overlap(self)
     fn = "put_"
     _long_index(fn, index)
     _need_tensor(fn, "source", source)
@@ -778,6 +780,9 @@ def _put_(self, index, source, accumulate=False):
         raise IndexError(f"put_(): Expected source and index to have the same number of "
                          f"elements, but got source.numel() = {source.numel()}, index.numel() = "
                          f"{index.numel()}")
+    if self.numel() == 0 and index.numel() != 0:
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    _no_internal_overlap(self)  # torch's order: after the index checks
     if index.numel() == 0:
         return self
     code = _ADD if accumulate else _NONE

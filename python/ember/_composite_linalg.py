@@ -202,11 +202,12 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):
 
 
 def adjoint(input):
-    """torch.adjoint: the conjugate transpose of the last two dims (a view)."""
+    """torch.adjoint: the conjugate transpose of the last two dims (a view for real dtypes;
+    complex ones are conjugated into a new tensor: ember has no conjugate bit)."""
     if input.dim() < 2:
         raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
                            f"matrices. Got {input.dim()}-D tensor.")
-    return input.transpose(-2, -1)
+    return input.mH
 
 
 def matrix_power(input, n, *, out=None):

@@ -181,6 +181,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
 def _logaddexp(name, input, other, two):
     _check_tensor(name, "other", 2, other)
     dtype = _C.result_type(input, other)
+    if dtype.is_complex and not two:
+        return _logaddexp_complex(input.to(dtype), other.to(dtype))
     if not _is_float(dtype):
         kind = "cuda" if input.device.type == "cuda" else "cpu"
         raise NotImplementedError(f'"{name}_{kind}" not implemented for '
@@ -197,6 +199,31 @@ def _logaddexp(name, input, other, two):
     else:
         r = m + _C.log1p(_C.exp(d))
     return _C.where(_C.isinf(a) & (a == b), a, r).to(dtype)
+
+
+def _cadd(a, b, sign=1):
+    """a + sign * b of complex tensors, part by part."""
+    ra, rb = _C.view_as_real(a), _C.view_as_real(b)
+    return _C.view_as_complex((ra + rb if sign > 0 else ra - rb).contiguous())
+
+
+def _logaddexp_complex(a, b):
+    # torch's _log_add_exp_helper: ordered by the real parts, log1p(exp(min - max)) + max;
+    # NaN where either has a NaN part; min where both real parts are -inf; log(exp(min) +
+    # exp(max)) where both are +inf. (log(1 + w) for log1p: w's digits past 1 are below
+    # the rounding of the result's magnitude, max's, except near its zeros.)
+    ar, br = _C.real(a), _C.real(b)
+    swap = ar < br
+    mx, mn = _C.where(swap, b, a), _C.where(swap, a, b)
+    mxr, mnr = _C.real(mx), _C.real(mn)
+    # parts added separately (torch's scalar complex arithmetic): the kernels' a + 1 * b
+    # would make inf * 0 of an infinite part's partner a NaN
+    r = _cadd(_C.log(_C.exp(_cadd(mn, mx, -1)) + 1), mx)
+    both_inf = _C.isinf(mnr) & (mnr == mxr)
+    r = _C.where(both_inf, _C.where(mnr < 0, mn, _C.log(_C.exp(mn) + _C.exp(mx))), r)
+    nan = _C.isnan(a) | _C.isnan(b)
+    return _C.where(nan, _C.full((), complex(math.nan, math.nan), dtype=r.dtype,
+                                 device=r.device), r)
 
 
 def logaddexp(input, other, *, out=None):
@@ -258,6 +285,11 @@ def rad2deg(input, *, out=None):
 
 def sinc(input, *, out=None):
     """torch.sinc: sin(pi x) / (pi x), 1 at 0."""
+    if input.dtype.is_complex:
+        # sin(pi z) / (pi z) in the complex dtype, 1 at 0
+        zero = input == 0
+        pz = _C.where(zero, 1.0, input * math.pi)
+        return _out("sinc", _C.where(zero, 1.0, _C.sin(pz) / pz), out, input)
     rdt = _float_dtype(input.dtype)
     # float16/bfloat16 compute in float32 and round once (torch's opmath): pi * x rounded
     # to bfloat16 first would move sin's argument by up to 0.1
@@ -276,8 +308,13 @@ def xlogy(input, other, *, out=None):
             " * (Tensor input, Tensor other, *, Tensor out = None)\n"
             " * (Number self, Tensor other, *, Tensor out = None)\n"
             " * (Tensor input, Number other, *, Tensor out = None)")
-    dtype = _float_dtype(_C.result_type(input, other))
+    common = _C.result_type(input, other)
     device = (input if isinstance(input, _Tensor) else other).device
+    if common.is_complex:
+        suffix = "cuda" if device.type == "cuda" else "cpu"
+        raise NotImplementedError(f"\"xlogy_{suffix}\" not implemented for "
+                                  f"'{_scalar_name(common)}'")
+    dtype = _float_dtype(common)
     x = input.to(dtype) if isinstance(input, _Tensor) else _C.tensor(input, dtype=dtype,
                                                                        device=device)
     y = other.to(dtype) if isinstance(other, _Tensor) else _C.tensor(other, dtype=dtype,

@@ -39,6 +39,12 @@ def _mvlgamma(input, p, name):
                         f"{type(p).__name__}")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+    if input.dtype == _C.bool:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if input.dtype.is_complex:  # torch fails building its arange of j/2 in that dtype
+        suffix = "cuda" if input.device.type == "cuda" else "cpu"
+        raise NotImplementedError(f"\"arange_{suffix}\" not implemented for "
+                                  f"'{_scalar_name(input.dtype)}'")
     x = input if input.dtype.is_floating_point else input.to(_C.get_default_dtype())
     # no domain check (torch 2.11 has none either: lgamma's poles give inf), so nothing
     # waits for the device
@@ -61,17 +67,28 @@ def _ldexp_int(input, other):
     and an integer exponent: x * 2**n rounded once in double (no overflow of 2**n on the
     way: ldexp(1e-38, 144) is 262144 in float32, ldexp(0, 126) 0 in float16, ldexp(inf,
     -678) inf). Exponents beyond any float range give 0 or inf (torch passes n on as a C
-    int, which wraps for int64 n beyond int32)."""
+    int, which wraps for int64 n beyond int32). torch's CPU kernel takes no bool exponent;
+    its CUDA kernel (::ldexp(x, int(n)) in x's dtype, the same results) takes one as 0/1."""
     if other.dtype == _C.bool:
-        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+        if not input.is_cuda:
+            raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+        other = other.to(_C.int64)
     x = input.to(_C.float64)
     m, k = _C._frexp(x)  # x = m * 2**k, 0.5 <= |m| < 1
-    s = k.to(_C.float64) + other.to(_C.float64).clamp(-4000.0, 4000.0)
-    # m * 2**s rounds once where 2**s is a double (s <= 1023); 2**1024 is not: (2m) * 2**1023
-    big = s > 1023.0
-    r = _C.where(big, (m * 2.0) * _C.pow(2.0, s - 1.0), m * _C.pow(2.0, s))
+    s = k.to(_C.int64) + other.to(_C.int64).clamp(-4000, 4000)
+    # m * 2**s as (m * 2**a) * 2**b with exact powers of two built from their bits: the
+    # first product is exact (a >= -1021 keeps it normal, a <= 1023 finite or just inf),
+    # the second rounds once (subnormal, 0 or inf)
+    a = s.clamp(-1021, 1023)
+    b = (s - a).clamp(-1022, 1023)
+    r = (m * _exact_pow2(a)) * _exact_pow2(b)
     r = _C.where((x == 0.0) | ~_C.isfinite(x), x, r)
     return r.to(input.dtype)
+
+
+def _exact_pow2(e):
+    """2.0**e as float64 for int64 e in [-1022, 1023], from its IEEE bits (exact: no pow)."""
+    return ((e + 1023) << 52).view(_C.float64)
 
 
 def _pow2(input, other):
@@ -174,8 +191,10 @@ def isneginf(input, *, out=None):
 
 
 def isreal(input):
-    """torch.isreal: True everywhere (ember's tensors are real)."""
+    """torch.isreal: whether each imaginary part is zero (True everywhere for real dtypes)."""
     _check_tensor("isreal", "input", 1, input)
+    if input.is_complex():
+        return _C.imag(input) == 0
     return _C.ones(input.shape, dtype=_C.bool, device=input.device)
 
 

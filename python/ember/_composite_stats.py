@@ -12,6 +12,8 @@ ops: nansum, nanmean, logcumsumexp, cov, corrcoef.
 Autograd comes from the composed ops. Names, arguments, dtypes, out= and messages are
 torch's. Imports nothing but ember._C and the other composites.
 """
+import math
+
 from ember import _C
 from ember._composite_shape import _attach, _out, _scalar_name, _wrap_dim
 
@@ -37,6 +39,12 @@ def _reduce_args(dim, keepdim, dtype):
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """torch.nansum: sum, treating NaNs as zero."""
+    if input.is_complex():
+        dev = "CUDA" if input.device.type == "cuda" else "CPU"
+        raise RuntimeError(f"nansum on {dev} does not support complex inputs")
+    if dtype is not None and dtype.is_complex:  # torch's kernel has no complex dtype=
+        raise NotImplementedError(f'"nansum_{input.device.type}" not implemented for '
+                                  f"'{_scalar_name(dtype)}'")
     r = _C.sum(_zero_nans(input), **_reduce_args(dim, keepdim, dtype))
     return _out("nansum", r, out, input)
 
@@ -60,7 +68,7 @@ def logcumsumexp(input, dim, *, out=None):
         raise RuntimeError(f"expected scalar_type {_scalar_name(input.dtype)} but found "
                            f"{_scalar_name(out.dtype)}")
     d = _wrap_dim(dim, input.dim())
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.is_complex()):
         kind = "cuda" if input.device.type == "cuda" else "cpu"
         raise NotImplementedError(f'"logcumsumexp_out_{kind}" not implemented for '
                                   f"'{_scalar_name(input.dtype)}'")
@@ -71,6 +79,8 @@ def logcumsumexp(input, dim, *, out=None):
     # to 199.625 at 1024, the exact 199.056)
     low = input.dtype in (_C.float16, _C.bfloat16)
     x, n, k = (input.float() if low else input), input.shape[d], 1
+    if x.is_complex() and n > 0:  # torch's scan starts from -inf: NaNs spread to both parts
+        x = logaddexp(x, _C.full((), -math.inf, dtype=x.dtype, device=x.device))
     while k < n:
         head = x.narrow(d, 0, k)
         tail = logaddexp(x.narrow(d, k, n - k), x.narrow(d, 0, n - k))

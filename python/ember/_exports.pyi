@@ -192,6 +192,9 @@ from ember._sorting import (
     searchsorted as searchsorted, bucketize as bucketize, histc as histc, histogram as histogram,
     bincount as bincount, cummax as cummax, cummin as cummin,
 )
+from ember._spectral import (
+    stft as stft, istft as istft,
+)
 from ember._nn_toplevel import (
     conv1d as conv1d, conv2d as conv2d, layer_norm as layer_norm, batch_norm as batch_norm,
     group_norm as group_norm, instance_norm as instance_norm,

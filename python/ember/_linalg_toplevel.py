@@ -55,7 +55,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     rt = _la._rt("svd", ["U", "S", "V"])
     if compute_uv:
         U, S, Vh = _la.svd(input, full_matrices=not some)
-        return rt(U, S, Vh.mT)
+        return rt(U, S, Vh.mH)
     S = _la.svdvals(input)
     m, n = input.shape[-2], input.shape[-1]
     batch = tuple(input.shape[:-2])

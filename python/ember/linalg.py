@@ -10,9 +10,13 @@ LAPACK's ``info`` without a host sync; the others check it (one sync, as torch) 
 
 Autograd: every differentiable result is an ``ember.autograd.Function`` whose backward is
 torch's formula in ember ops (so gradients of gradients work too), or a composition of
-differentiable functions (det, pinv, norms, matrix_exp, ...). Real dtypes (float32,
-float64); complex joins when ember has complex dtypes (the cores are templates on the
-element type, and the formulas here use transposes where torch's use adjoints: mH).
+differentiable functions (det, pinv, norms, matrix_exp, ...).
+
+Dtypes: float32, float64, complex64 and complex128 (LAPACK's s/d/c/z routines; the formulas
+use adjoints, ``.mH``). On the GPU, cuSOLVER runs the real dtypes; complex CUDA operands and
+``eig``/``eigvals`` (as torch, which runs geev on the host through MAGMA) are factored on the
+host: the operands are copied to the CPU, LAPACK runs there, and the results are copied back
+(those calls synchronise).
 """
 import math
 from collections import namedtuple
@@ -22,15 +26,50 @@ from ember._composite_math import linalg_cross as cross
 from ember._composite_shape import diag_embed as _diag_embed
 from ember.autograd.function import Function
 
-_L = _C._linalg
 _Tensor = _C.Tensor
+
+# What each core overwrites (argument positions): copied back after a host run.
+_CORE_WRITES = {"lu_factor_": (0,), "lu_solve_": (2,), "cholesky_": (0,),
+                "cholesky_solve_": (1,), "triangular_solve_": (1,), "geqrf_": (0,),
+                "orgqr_": (0,), "ormqr_": (2,), "syevd_": (0,), "svd_": (), "lstsq_": (0, 1),
+                "geev_": (), "ldl_factor_": (0,), "ldl_solve_": (2,)}
+
+
+class _Cores:
+    """ember._C._linalg's cores; complex CUDA operands run on the host (cuSOLVER's cores
+    here take float32/float64): tensors go to the CPU, the overwritten ones come back."""
+
+    def __getattr__(self, name):
+        core = getattr(_C._linalg, name)
+        writes = _CORE_WRITES.get(name)
+        if writes is None:
+            return core
+
+        def call(*args):
+            dev = next((a.device for a in args if isinstance(a, _Tensor) and a.is_cuda), None)
+            if dev is None or not any(isinstance(a, _Tensor) and a.dtype.is_complex
+                                      for a in args):
+                return core(*args)
+            host = [a.cpu() if isinstance(a, _Tensor) else a for a in args]
+            r = core(*host)
+            for i in writes:
+                args[i].copy_(host[i])
+            if isinstance(r, tuple):
+                return tuple(x.to(dev) if isinstance(x, _Tensor) else x for x in r)
+            return r.to(dev) if isinstance(r, _Tensor) else r
+
+        return call
+
+
+_L = _Cores()
 
 __all__ = ["LinAlgError", "cross", "solve", "solve_ex", "solve_triangular", "inv", "inv_ex",
            "det", "slogdet", "cholesky", "cholesky_ex", "qr", "lu", "lu_factor", "lu_factor_ex",
            "lu_solve", "ldl_factor", "ldl_factor_ex", "ldl_solve", "eigh", "eigvalsh", "svd",
            "svdvals", "lstsq", "pinv", "matrix_rank", "matrix_power", "matrix_exp",
            "matrix_norm", "vector_norm", "norm", "cond", "multi_dot", "householder_product",
-           "tensorinv", "tensorsolve", "vander", "vecdot", "diagonal", "matmul", "cholesky_inverse"]
+           "tensorinv", "tensorsolve", "vander", "vecdot", "diagonal", "matmul", "cholesky_inverse",
+           "eig", "eigvals"]
 
 
 class LinAlgError(RuntimeError):
@@ -71,6 +110,7 @@ _LUFactorEx = _rt("linalg_lu_factor_ex", ["LU", "pivots", "info"])
 _LDLFactor = _rt("linalg_ldl_factor", ["LD", "pivots"])
 _LDLFactorEx = _rt("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 _Eigh = _rt("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_Eig = _rt("linalg_eig", ["eigenvalues", "eigenvectors"])
 _SVD = _rt("linalg_svd", ["U", "S", "Vh"])
 _Lstsq = _rt("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
@@ -79,7 +119,8 @@ _Lstsq = _rt("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"
 
 _TORCH_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "int64": "Long", "int32": "Int",
                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-                "float32": "Float", "float64": "Double"}
+                "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
+                "complex128": "ComplexDouble", "complex32": "ComplexHalf"}
 
 
 def _tname(dtype):
@@ -89,10 +130,10 @@ def _tname(dtype):
 def _check_float(A, fn, what="input"):
     if not isinstance(A, _Tensor):
         raise TypeError(f"{fn}(): argument '{what}' must be Tensor, not {type(A).__name__}")
-    if not A.dtype.is_floating_point:
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. "
                            f"Got {_tname(A.dtype)}")
-    if A.dtype not in (_C.float32, _C.float64):
+    if A.dtype not in (_C.float32, _C.float64, _C.complex64, _C.complex128):
         raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got {_tname(A.dtype)}")
 
 
@@ -218,12 +259,12 @@ def _lu_solve_core(LU, piv, B, left=True, adjoint=False):
         pivb = piv.expand(batch + (n,)).contiguous()
         _L.lu_solve_(LUb, pivb, X, adjoint)
         return X
-    # X A = B  <=>  A^T X^T = B^T
-    return _lu_solve_core(LU, piv, B.mT, True, not adjoint).mT
+    # X op(A) = B  <=>  op(A)^H X^H = B^H
+    return _lu_solve_core(LU, piv, B.mH, True, not adjoint).mH
 
 
 class _LinalgSolve(Function):
-    """X = A^{-1} B (left) with gradients: gB = A^{-T} gX, gA = -gB X^T."""
+    """X = A^{-1} B (left) with gradients: gB = A^{-H} gX, gA = -gB X^H."""
 
     @staticmethod
     def forward(ctx, A, B, left):
@@ -239,10 +280,10 @@ class _LinalgSolve(Function):
         LU, piv, X = ctx.saved_tensors
         if ctx.left:
             gB = _lu_solve_core(LU, piv, gX, True, adjoint=True)
-            gA = -_C.matmul(gB, X.mT)
+            gA = -_C.matmul(gB, X.mH)
         else:
             gB = _lu_solve_core(LU, piv, gX, False, adjoint=True)
-            gA = -_C.matmul(X.mT, gB)
+            gA = -_C.matmul(X.mH, gB)
         return gA, gB, None
 
 
@@ -331,7 +372,7 @@ class _LinalgInv(Function):
     @staticmethod
     def backward(ctx, g, _ginfo):
         X, = ctx.saved_tensors
-        return -_C.matmul(X.mT, _C.matmul(g, X.mT))
+        return -_C.matmul(X.mH, _C.matmul(g, X.mH))
 
 
 def inv_ex(A, *, check_errors=False, out=None):
@@ -378,7 +419,7 @@ def _lu_det_parts(A):
 
 
 class _Det(Function):
-    """det with torch's gradient g * det * A^{-T} (through a solve; at a singular A the
+    """det with torch's gradient g * conj(det) * A^{-H} (through a solve; at a singular A the
     gradient comes from the adjugate through an SVD, as torch's)."""
 
     @staticmethod
@@ -400,19 +441,19 @@ class _Det(Function):
 
 
 def _adjugate_t(A, d):
-    """det(A) * A^{-T}, also where A is singular (through the SVD: adj(A)^T =
-    U diag(prod_{j != i} s_j) V^T * det(U) det(V))."""
+    """adj(A)^H = conj(det(A)) * A^{-H}, also where A is singular (through the SVD:
+    adj(A)^H = U diag(prod_{j != i} s_j) V^H * conj(det(U) det(V^H)))."""
     n = A.shape[-1]
     ok = d != 0
     if bool(ok.all()):
-        return d.unsqueeze(-1).unsqueeze(-1) * inv(A).mT
+        return d.conj().unsqueeze(-1).unsqueeze(-1) * inv(A).mH
     U, S, Vh = svd(A)
     # prod_{j != i} s_j without dividing by zero
     Sx = S.unsqueeze(-2).expand(tuple(S.shape[:-1]) + (n, n))
     eye = _C.eye(n, dtype=_C.bool, device=A.device)
     prods = _C.where(eye, _C.ones_like(Sx), Sx).prod(-1)
-    sgn = det(U) * det(Vh)
-    return (U * prods.unsqueeze(-2)) @ Vh * sgn.unsqueeze(-1).unsqueeze(-1)
+    sgn = (det(U) * det(Vh)).conj()
+    return (U * prods.unsqueeze(-2).to(U.dtype)) @ Vh * sgn.unsqueeze(-1).unsqueeze(-1)
 
 
 def det(A, *, out=None):
@@ -426,12 +467,13 @@ def det(A, *, out=None):
 class _Logabsdet(Function):
     @staticmethod
     def forward(ctx, A):
+        real = _real_dtype(A.dtype)
         if A.shape[-1] == 0:
             sign = _C.ones(A.shape[:-2], dtype=A.dtype, device=A.device)
-            la = _C.zeros(A.shape[:-2], dtype=A.dtype, device=A.device)
+            la = _C.zeros(A.shape[:-2], dtype=real, device=A.device)
         else:
             psign, d = _lu_det_parts(A)
-            sign = psign * _C.sign(d).prod(-1)
+            sign = psign * _C.sgn(d).prod(-1)
             la = d.abs().log().sum(-1)
         ctx.save_for_backward(A)
         ctx.mark_non_differentiable(sign)
@@ -442,7 +484,24 @@ class _Logabsdet(Function):
         A, = ctx.saved_tensors
         if A.shape[-1] == 0:
             return _C.zeros_like(A)
-        return g.unsqueeze(-1).unsqueeze(-1) * inv(A).mT
+        return g.unsqueeze(-1).unsqueeze(-1) * inv(A).mH
+
+
+class _LogdetComplex(Function):
+    """log(det(A)) = log(sign) + log|det| for complex A; log det is holomorphic, so the
+    gradient is g * A^{-H} (torch's convention)."""
+
+    @staticmethod
+    def forward(ctx, A):
+        sign, la = _Logabsdet.forward(ctx, A)
+        return la.to(A.dtype) + _C.log(sign)
+
+    @staticmethod
+    def backward(ctx, g):
+        A, = ctx.saved_tensors
+        if A.shape[-1] == 0:
+            return _C.zeros_like(A)
+        return g.unsqueeze(-1).unsqueeze(-1) * inv(A).mH
 
 
 def slogdet(A, *, out=None):
@@ -457,6 +516,8 @@ def logdet(A):
     """torch.logdet: log(det(A)) (nan for a negative determinant, -inf for zero)."""
     _check_float(A, "logdet", "A")
     _check_matrix(A, "logdet", square=True)
+    if A.dtype.is_complex:
+        return _LogdetComplex.apply(A)
     sign, la = _Logabsdet.apply(A)
     nan = _C.full((), float("nan"), dtype=A.dtype, device=A.device)
     return _C.where(sign < 0, nan, la)
@@ -484,12 +545,12 @@ class _Cholesky(Function):
     def backward(ctx, gL, _ginfo):
         L, = ctx.saved_tensors
         if ctx.upper:
-            L, gL = L.mT, gL.mT
-        # gA = L^{-T} phi(L^T gL) L^{-1}, symmetrised (torch's cholesky_backward)
-        P = _phi(_C.matmul(L.mT, gL))
-        S = solve_triangular(L.mT, P, upper=True)           # L^{-T} P
+            L, gL = L.mH, gL.mH
+        # gA = L^{-H} phi(L^H gL) L^{-1}, made Hermitian (torch's cholesky_backward)
+        P = _phi(_C.matmul(L.mH, gL))
+        S = solve_triangular(L.mH, P, upper=True)           # L^{-H} P
         S = solve_triangular(L, S, upper=False, left=False)  # ... L^{-1}
-        return 0.5 * (S + S.mT), None
+        return 0.5 * (S + S.mH), None
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
@@ -514,20 +575,20 @@ def cholesky(A, *, upper=False, out=None):
 
 
 def cholesky_solve(B, L, upper=False, *, out=None):
-    """torch.cholesky_solve: X with A X = B, A = L L^T (or U^T U); differentiable (as the
+    """torch.cholesky_solve: X with A X = B, A = L L^H (or U^H U); differentiable (as the
     composition of two triangular solves)."""
     fn = "cholesky_solve"
     _check_float(B, fn, "B")
     _check_same(L, B, fn, "L", "B")
     if upper:
-        Y = solve_triangular(L.mT, B, upper=False)
+        Y = solve_triangular(L.mH, B, upper=False)
         return _copy_out(solve_triangular(L, Y, upper=True), out)
     Y = solve_triangular(L, B, upper=False)
-    return _copy_out(solve_triangular(L.mT, Y, upper=True), out)
+    return _copy_out(solve_triangular(L.mH, Y, upper=True), out)
 
 
 def cholesky_inverse(L, upper=False, *, out=None):
-    """torch.cholesky_inverse: (L L^T)^{-1} from the factor."""
+    """torch.cholesky_inverse: (L L^H)^{-1} from the factor."""
     n = L.shape[-1]
     return _copy_out(cholesky_solve(_eye_like(n, L, L.shape[:-2]), L, upper), out)
 
@@ -554,10 +615,10 @@ class _SolveTriangular(Function):
     def backward(ctx, g):
         A, X = ctx.saved_tensors
         upper, left, unit = ctx.flags
-        gB = _SolveTriangular.apply(A.mT, g, not upper, left, unit)
+        gB = _SolveTriangular.apply(A.mH, g, not upper, left, unit)
         gA = None
         if ctx.needs_input_grad[0]:
-            gA = -_C.matmul(gB, X.mT) if left else -_C.matmul(X.mT, gB)
+            gA = -_C.matmul(gB, X.mH) if left else -_C.matmul(X.mH, gB)
             gA = gA.triu(1 if unit else 0) if upper else gA.tril(-1 if unit else 0)
         return gA, gB, None, None, None
 
@@ -628,19 +689,22 @@ class _QRFn(Function):
         # m < n: A = Q [X | Y] with X square: Y = Q V contributes to gQ.
         X, V = R[..., :, :m], R[..., :, m:]
         gX, gV = gR[..., :, :m], gR[..., :, m:]
-        gA_x = _qr_back_tall(Q, X, gQ + _C.matmul(_C.matmul(Q, V), gV.mT), gX)
+        gA_x = _qr_back_tall(Q, X, gQ + _C.matmul(_C.matmul(Q, V), gV.mH), gX)
         gA_y = _C.matmul(Q, gV)
         return _C.cat([gA_x, gA_y], -1), None
 
 
 def _qr_back_tall(Q, R, gQ, gR):
-    """torch's linalg_qr_backward for m >= n (reduced): gA = [gQ + Q sym(triu(M))] R^{-T},
-    M = gR R^T - Q^T gQ, sym(X) = X + X^T with the diagonal once."""
-    M = _C.matmul(gR, R.mT) - _C.matmul(Q.mT, gQ)
+    """torch's linalg_qr_backward for m >= n (reduced): gA = [gQ + Q sym(triu(M))] R^{-H},
+    M = gR R^H - Q^H gQ, sym(X) = X + X^H with the diagonal once (its real part)."""
+    M = _C.matmul(gR, R.mH) - _C.matmul(Q.mH, gQ)
     M = M.triu()
-    S = M + M.mT - _diag_embed(M.diagonal(0, -2, -1))
+    d = M.diagonal(0, -2, -1)
+    if M.dtype.is_complex:
+        d = d.real.to(M.dtype)
+    S = M.triu(1) + M.triu(1).mH + _diag_embed(d)
     gA = _C.matmul(Q, S) + gQ
-    return solve_triangular(R.mT, gA, upper=False, left=False)
+    return solve_triangular(R.mH, gA, upper=False, left=False)
 
 
 def qr(A, mode="reduced", *, out=None):
@@ -716,15 +780,18 @@ class _EighFn(Function):
     @staticmethod
     def backward(ctx, gw, gV, _ginfo):
         w, V = ctx.saved_tensors
-        # torch's eigh backward: gA = V (diag(gw) + (V^T gV) / E) V^T, E_ij = w_j - w_i.
-        inner = _diag_embed(gw)
+        # torch's eigh backward: gA = V (diag(gw) + (V^H gV) / E) V^H, E_ij = w_j - w_i.
+        inner = _diag_embed(gw) if gw is not None else None
         if gV is not None and V.dim() == w.dim() + 1:
             E = w.unsqueeze(-2) - w.unsqueeze(-1)
             n = w.shape[-1]
             eye = _C.eye(n, dtype=_C.bool, device=w.device)
-            VtgV = _C.matmul(V.mT, gV)
-            inner = inner + _C.where(eye, _C.zeros_like(VtgV), VtgV / _C.where(eye, _C.ones_like(E), E))
-        return _C.matmul(V, _C.matmul(inner, V.mT)), None, None
+            VtgV = _C.matmul(V.mH, gV)
+            off = _C.where(eye, _C.zeros_like(VtgV), VtgV / _C.where(eye, _C.ones_like(E), E))
+            inner = off if inner is None else inner + off
+        if inner is None:
+            return None, None, None
+        return _C.matmul(V, _C.matmul(inner.to(V.dtype), V.mH)), None, None
 
 
 def _eigh_impl(A, UPLO, vectors, fn):
@@ -754,6 +821,104 @@ def eigvalsh(A, UPLO="L", *, out=None):
     return _copy_out(w, out)
 
 
+# ---- nonsymmetric eigenproblem --------------------------------------------------------------
+
+def _geev(A, vectors):
+    """(w, V or None, info) of A by LAPACK's geev on the host (torch, too, runs geev on the
+    CPU for CUDA tensors); the results go back to A's device."""
+    dev = A.device
+    X = _fclone(A.cpu() if A.is_cuda else A)
+    w, V, info = _C._linalg.geev_(X, vectors)
+    if A.is_cuda:
+        w, info = w.to(dev), info.to(dev)
+        V = V.to(dev) if V is not None else None
+    return w, V, info
+
+
+class _EigFn(Function):
+    @staticmethod
+    def forward(ctx, A, vectors):
+        w, V, info = _geev(A, vectors)
+        ctx.real_input = not A.dtype.is_complex
+        ctx.vectors = vectors
+        ctx.save_for_backward(w, V if vectors else w)
+        ctx.mark_non_differentiable(info)
+        return w, (V if vectors else w), info
+
+    @staticmethod
+    def backward(ctx, gw, gV, _ginfo):
+        # torch's linalg_eig_backward: gA = V^{-H} (diag(gw) + (V^H gV - V^H V diag(re(V^H gV)))
+        # / conj(E)) V^H, E_ij = w_j - w_i.
+        w, V = ctx.saved_tensors
+        if not ctx.vectors:
+            raise RuntimeError("linalg.eigvals: the eigenvectors were not computed; call "
+                               "linalg.eig to differentiate")
+        if gw is None and gV is None:
+            return None, None
+        Vh = V.mH
+        n = w.shape[-1]
+        if gV is not None:
+            VhgV = _C.matmul(Vh, gV)
+            d = VhgV.diagonal(0, -2, -1)
+            if n and bool((d.imag.abs() > 1e-2 * (1 + d.abs())).any()):
+                raise RuntimeError(
+                    "linalg_eig_backward: The eigenvectors in the complex case are specified up "
+                    "to multiplication by e^{i phi}. The specified loss function depends on this "
+                    "quantity, so it is ill-defined.")
+            inner = VhgV - _C.matmul(Vh, V * d.real.unsqueeze(-2).to(V.dtype))
+            E = (w.unsqueeze(-2) - w.unsqueeze(-1)).conj()
+            eye = _C.eye(n, dtype=_C.bool, device=w.device)
+            inner = _C.where(eye, _C.zeros_like(inner), inner / _C.where(eye, _C.ones_like(E), E))
+            if gw is not None:
+                inner = inner + _diag_embed(gw)
+        else:
+            inner = _diag_embed(gw)
+        gA = solve(Vh, _C.matmul(inner, Vh))
+        return (gA.real if ctx.real_input else gA), None
+
+
+def _eig_impl(A, vectors, fn):
+    _check_float(A, fn, "A")
+    _check_matrix(A, fn, square=True)
+    bad = None
+    if A.numel() and not bool(_C.isfinite(A.detach()).all()):
+        if vectors:
+            raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+        # eigvals: NaN eigenvalues for those matrices, as torch's (LAPACK would reject them)
+        bad = ~_C.isfinite(A.detach()).all(-1).all(-1)
+        A = _C.where(bad.unsqueeze(-1).unsqueeze(-1), _C.zeros_like(A), A)
+    w, V, info = _EigFn.apply(A, vectors)
+    if bad is not None:
+        w = _C.where(bad.unsqueeze(-1), w * float("nan"), w)
+    f = _first_failure(info)
+    if f is not None:
+        raise LinAlgError(f"{fn}: {_batch_str(info, f[0])}The algorithm failed to converge "
+                          "because the input matrix is ill-conditioned or has too many repeated "
+                          f"eigenvalues (error code: {f[1]}).")
+    return w, V
+
+
+def eig(A, *, out=None):
+    """torch.linalg.eig: (eigenvalues, eigenvectors), complex (complex64 for float32 and
+    complex64 input, complex128 otherwise), by LAPACK's geev: the eigenvectors have unit
+    2-norm and their largest component real, as torch's. CUDA inputs are solved on the host
+    (as torch does through MAGMA) and the results copied back."""
+    w, V = _eig_impl(A, True, "linalg.eig")
+    if out is not None:
+        _copy_out(w, out[0])
+        _copy_out(V, out[1])
+        return _Eig(out[0], out[1])
+    return _Eig(w, V)
+
+
+def eigvals(A, *, out=None):
+    """torch.linalg.eigvals: the complex eigenvalues (the eigenvectors are computed only
+    for autograd)."""
+    need = _C.is_grad_enabled() and isinstance(A, _Tensor) and A.requires_grad
+    w, _ = _eig_impl(A, need, "linalg.eigvals")
+    return _copy_out(w, out)
+
+
 # ---- SVD ------------------------------------------------------------------------------------
 
 class _SVDFn(Function):
@@ -763,10 +928,10 @@ class _SVDFn(Function):
         k = min(m, n)
         batch = tuple(A.shape[:-2])
         if k == 0:
-            S = _C.empty(batch + (0,), dtype=A.dtype, device=A.device)
+            S = _C.empty(batch + (0,), dtype=_real_dtype(A.dtype), device=A.device)
             info = _C.zeros(batch, dtype=_C.int32, device=A.device)
             if not vectors:
-                U = Vh = S
+                U = Vh = _C.empty((0,), dtype=A.dtype, device=A.device)
             elif full:
                 U = _eye_like(m, A, batch).contiguous()
                 Vh = _eye_like(n, A, batch).contiguous()
@@ -776,7 +941,7 @@ class _SVDFn(Function):
         else:
             U, S, Vh, info = _L.svd_(_fclone(A), full, vectors)
             if not vectors:
-                U = Vh = S
+                U = Vh = _C.empty((0,), dtype=A.dtype, device=A.device)
         ctx.vectors, ctx.full = vectors, full
         ctx.save_for_backward(U, S, Vh)
         ctx.mark_non_differentiable(info)
@@ -792,38 +957,44 @@ class _SVDFn(Function):
 
 
 def _svd_backward(U, S, Vh, gU, gS, gVh):
-    """torch's svd_backward (real): reduced U, S, Vh; full ones are narrowed first."""
+    """torch's svd_backward: reduced U, S, Vh; full ones are narrowed first. Complex: the
+    adjoints, and i Im(diag(U^H gU)) / S on the diagonal (the phase of the vectors)."""
     m, n = U.shape[-2], Vh.shape[-1]
     k = S.shape[-1]
     U, Vh = U[..., :, :k], Vh[..., :k, :]
     gU = gU[..., :, :k] if gU is not None else None
     gVh = gVh[..., :k, :] if gVh is not None else None
-    V = Vh.mT
+    V = Vh.mH
+    cplx = U.dtype.is_complex
     if gU is None and gVh is None:
-        return _C.matmul(U * gS.unsqueeze(-2), Vh)
+        return _C.matmul(U * gS.unsqueeze(-2).to(U.dtype), Vh)
     eye = _C.eye(k, dtype=_C.bool, device=S.device)
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
     E = _C.where(eye, _C.ones_like(E), E)
-    inner = _C.zeros(tuple(S.shape) + (k,), dtype=S.dtype, device=S.device)
+    inner = _C.zeros(tuple(S.shape) + (k,), dtype=U.dtype, device=S.device)
+    J = None
     if gU is not None:
-        J = _C.matmul(U.mT, gU)
-        inner = inner + (J - J.mT) * S.unsqueeze(-2)
+        J = _C.matmul(U.mH, gU)
+        inner = inner + (J - J.mH) * S.unsqueeze(-2)
     if gVh is not None:
-        gV = gVh.mT
-        K = _C.matmul(V.mT, gV)
-        inner = inner + S.unsqueeze(-1) * (K - K.mT)
+        gV = gVh.mH
+        K = _C.matmul(V.mH, gV)
+        inner = inner + S.unsqueeze(-1) * (K - K.mH)
     inner = _C.where(eye, _C.zeros_like(inner), inner / E)
     if gS is not None:
-        inner = inner + _diag_embed(gS)
+        inner = inner + _diag_embed(gS).to(U.dtype)
+    if cplx and J is not None:
+        imd = J.diagonal(0, -2, -1).imag / S
+        inner = inner + _diag_embed(_C.complex(_C.zeros_like(imd), imd))
     gA = _C.matmul(U, _C.matmul(inner, Vh))
     if m > k and gU is not None:
-        proj = gU - _C.matmul(U, _C.matmul(U.mT, gU))
+        proj = gU - _C.matmul(U, _C.matmul(U.mH, gU))
         gA = gA + _C.matmul(proj / S.unsqueeze(-2), Vh)
     if n > k and gVh is not None:
-        gV = gVh.mT
-        proj = gV - _C.matmul(V, _C.matmul(V.mT, gV))
-        gA = gA + _C.matmul(U / S.unsqueeze(-2), proj.mT)
+        gV = gVh.mH
+        proj = gV - _C.matmul(V, _C.matmul(V.mH, gV))
+        gA = gA + _C.matmul(U / S.unsqueeze(-2), proj.mH)
     return gA
 
 
@@ -855,7 +1026,12 @@ def svdvals(A, *, driver=None, out=None):
 # ---- least squares, pinv, rank --------------------------------------------------------------
 
 def _eps(dtype):
-    return 1.1920928955078125e-07 if dtype == _C.float32 else 2.220446049250313e-16
+    return 1.1920928955078125e-07 if dtype in (_C.float32, _C.complex64) \
+        else 2.220446049250313e-16
+
+
+def _real_dtype(dtype):
+    return {_C.complex64: _C.float32, _C.complex128: _C.float64}.get(dtype, dtype)
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
@@ -878,8 +1054,8 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     sinv = _C.where(keep, 1.0 / _C.where(keep, s, _C.ones_like(s)), _C.zeros_like(s))
     if hermitian:
         winv = _C.where(keep, 1.0 / _C.where(keep, w, _C.ones_like(w)), _C.zeros_like(w))
-        return _copy_out(_C.matmul(V * winv.unsqueeze(-2), V.mT), out)
-    return _copy_out(_C.matmul(Vh.mT * sinv.unsqueeze(-2), U.mT), out)
+        return _copy_out(_C.matmul(V * winv.unsqueeze(-2).to(V.dtype), V.mH), out)
+    return _copy_out(_C.matmul(Vh.mH * sinv.unsqueeze(-2).to(Vh.dtype), U.mH), out)
 
 
 def _tolerance(A, smax, atol, rtol):
@@ -935,6 +1111,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
                            f"gelss)")
     if cuda and driver != "gels":
         raise RuntimeError(f"{fn}: `driver` other than `gels` is not supported on CUDA")
+    if A.dtype.is_complex and driver != "gels":
+        return _lstsq_svd(A, Bm, rcond, driver, vector)
     batch = _cbatch(A.shape[:-2], Bm.shape[:-2])
     nrhs = Bm.shape[-1]
     Ad, Bd = _detached(A), _detached(Bm)
@@ -965,7 +1143,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         full = rank is None or bool((rank == n).all())
         if full:
             r = _C.matmul(A, X) - Bm
-            residuals = (r * r).sum(-2)
+            residuals = (r.abs() ** 2 if r.dtype.is_complex else r * r).sum(-2)
     if vector:
         X = X.squeeze(-1)
         if residuals.numel():
@@ -973,7 +1151,36 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if rank is None:
         rank = _C.empty((0,), dtype=_C.int64, device=A.device)
     if sv is None:
-        sv = _C.empty((0,), dtype=A.dtype, device=A.device)
+        sv = _C.empty((0,), dtype=_real_dtype(A.dtype), device=A.device)
+    return _Lstsq(X, residuals, rank, sv)
+
+
+def _lstsq_svd(A, Bm, rcond, driver, vector):
+    """Complex gelsy/gelsd/gelss (the LAPACK wrappers have complex gels only): the
+    minimum-norm solution through the SVD, singular values below rcond * s_max dropped, as
+    those drivers compute it; rank for all three, the singular values for gelsd/gelss."""
+    m, n = A.shape[-2], A.shape[-1]
+    rc = _eps(A.dtype) * max(m, n) if rcond is None or rcond < 0 else float(rcond)
+    U, s, Vh = svd(A, full_matrices=False)
+    if s.shape[-1] == 0:
+        rank = _C.zeros(tuple(A.shape[:-2]), dtype=_C.int64, device=A.device)
+        batch = _cbatch(A.shape[:-2], Bm.shape[:-2])
+        X = _C.zeros(batch + (n, Bm.shape[-1]), dtype=A.dtype, device=A.device)
+    else:
+        keep = s > rc * s.amax(-1, keepdim=True)
+        sinv = _C.where(keep, 1.0 / _C.where(keep, s, _C.ones_like(s)), _C.zeros_like(s))
+        X = _C.matmul(Vh.mH * sinv.unsqueeze(-2).to(A.dtype), _C.matmul(U.mH, Bm))
+        rank = keep.to(_C.int64).sum(-1)
+    residuals = _C.empty((0,), dtype=_real_dtype(A.dtype), device=A.device)
+    if m > n and driver != "gelsy" and bool((rank == n).all()):
+        r = _C.matmul(A, X) - Bm
+        residuals = (r.abs() ** 2).sum(-2)
+    if vector:
+        X = X.squeeze(-1)
+        if residuals.numel():
+            residuals = residuals.squeeze(-1)
+    sv = s if driver in ("gelsd", "gelss") else \
+        _C.empty((0,), dtype=_real_dtype(A.dtype), device=A.device)
     return _Lstsq(X, residuals, rank, sv)
 
 
@@ -1041,7 +1248,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     _check_matrix(A, fn, square=True)
     dev = A.device
     X = _fclone(_detached(A).cpu())
-    piv, info = _L.ldl_factor_(X, False)
+    piv, info = _L.ldl_factor_(X, False, bool(hermitian))
     if check_errors:
         _raise_singular(fn, info, lambda v: f"The factorization could not be completed "
                         f"(error code: {v}).")
@@ -1067,7 +1274,8 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     n = LD.shape[-1]
     X = _fclone(_detached(B).cpu(), batch)
     LDb = _fclone(_detached(LD).cpu(), batch)
-    _L.ldl_solve_(LDb, pivots.cpu().expand(batch + (n,)).contiguous(), X, False)
+    _L.ldl_solve_(LDb, pivots.cpu().expand(batch + (n,)).contiguous(), X, False,
+                  bool(hermitian))
     return _copy_out(X.to(dev), out)
 
 
@@ -1084,7 +1292,7 @@ def _dims(dim, nd):
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """torch.linalg.vector_norm: sum(|x|^ord)^(1/ord) over dim (all dims by default);
     inf/-inf: max/min |x|, 0: the count of nonzeros."""
-    if not (x.dtype.is_floating_point):
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {_tname(x.dtype)}")
     if dtype is not None:

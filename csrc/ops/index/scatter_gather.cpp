@@ -5,6 +5,7 @@
 #include "ops/copy/copy.hpp"
 #include "ops/index/scatter_functors.hpp"
 #include "runtime/errors.hpp"
+#include "tensor/complex_views.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/iter.hpp"
 #include "tensor/shape.hpp"
@@ -158,6 +159,18 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index_in, const Ind
     out = Tensor::empty(index.sizes(), self.dtype(), self.device());
   }
   if (index.numel() == 0) return out;
+  if (self.dtype() == ScalarType::ComplexDouble) {
+    // No 16-byte gather kernels: the real views, the index repeated over their last dim.
+    const auto one_d = [](const Tensor& t) {
+      return t.dim() == 0 ? t.view_with({1}, {1}, t.storage_offset()) : t;
+    };
+    Shape is2 = is, istr = strides1(index);
+    is2.push_back(2);
+    istr.push_back(0);
+    gather(view_as_real(one_d(self)), dim, index.view_with(is2, istr, index.storage_offset()),
+           rule, view_as_real(one_d(out)));
+    return out;
+  }
   const int64_t size = ss[dim], stride = strides1(self)[dim];
   const Tensor sv = restrided(self, is, dim);
   const Tensor iv = index.view_with(is, strides1(index), index.storage_offset());
@@ -226,6 +239,17 @@ void scatter_(const Tensor& self, int64_t dim, const Tensor& index_in, const Ten
     src = s.view_with(is, strides1(s), s.storage_offset());
   }
   if (index.numel() == 0) return;
+  if (is_complex(self.dtype()) && reduce == ScatterReduce::Add) {
+    // A complex add adds both parts: the same scatter on the real views, the
+    // index repeated over their last dim (of size 2). Exact, on both devices.
+    const Tensor self1 = self.dim() == 0 ? self.view_with({1}, {1}, self.storage_offset()) : self;
+    Shape is2 = is, istr = strides1(index);
+    is2.push_back(2);
+    istr.push_back(0);
+    scatter_(view_as_real(self1), dim, index.view_with(is2, istr, index.storage_offset()),
+             view_as_real(src), reduce, rule, false);
+    return;
+  }
   const int64_t size = ss[dim], stride = strides1(self)[dim];
   const Tensor sv = restrided(self, is, dim);
   const Tensor iv = index.view_with(is, strides1(index), index.storage_offset());

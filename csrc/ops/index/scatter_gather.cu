@@ -6,6 +6,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <optional>
 
 #include <type_traits>
@@ -297,6 +298,79 @@ __global__ void scatter_last_kernel(T* __restrict__ self, const int64_t* __restr
   }
 }
 
+// scatter_add along the last dim with long index rows (index row r adds into self
+// row r): a block per row sums the row's values in shared memory, then adds the
+// row to self once, coalesced -- random atomics on shared memory instead of global
+// ones, and self read and written once. The sums start at -0.0, which adds
+// nothing (-0.0 + v is v, x + -0.0 is x, signed zeros included): untouched
+// elements keep their value and bits. T: float, double, int32, int64.
+constexpr int kRowThreads = 512;
+
+template <typename T>
+__global__ void __launch_bounds__(kRowThreads)
+    scatter_add_rows_smem_kernel(T* __restrict__ self, const int64_t* __restrict__ idx,
+                                 const T* __restrict__ src, int64_t rows, int64_t n, Bound b) {
+  extern __shared__ __align__(16) unsigned char row_smem[];
+  T* acc = reinterpret_cast<T*>(row_smem);
+  const int64_t size = b.size;
+  const T zero = std::is_floating_point<T>::value ? T(-0.0) : T(0);
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    for (int64_t c = threadIdx.x; c < size; c += kRowThreads) acc[c] = zero;
+    __syncthreads();
+    const int64_t* ir = idx + r * n;
+    const T* sr = src + r * n;
+    constexpr int U = 4;  // loads issued before their atomics
+    int64_t j = threadIdx.x;
+    for (; j + (U - 1) * kRowThreads < n; j += U * kRowThreads) {
+      int64_t k[U];
+      T v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        k[u] = ir[j + u * kRowThreads];
+        v[u] = sr[j + u * kRowThreads];
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (fix_index(k[u], b)) atomic_combine<1>(acc + k[u], v[u]);
+      }
+    }
+    for (; j < n; j += kRowThreads) {
+      int64_t k = ir[j];
+      if (fix_index(k, b)) atomic_combine<1>(acc + k, sr[j]);
+    }
+    __syncthreads();
+    T* dr = self + r * size;
+    for (int64_t c = threadIdx.x; c < size; c += kRowThreads) dr[c] = dr[c] + acc[c];
+    __syncthreads();  // acc is reset for the next row
+  }
+}
+
+// Whether scatter_add_rows_smem_kernel takes this: a dtype it has, rows that fit
+// shared memory (2 blocks an SM), and index rows long enough that reading and
+// writing self's row once costs less than their atomics.
+template <typename T>
+bool scatter_add_rows_smem(T* self, const int64_t* idx, const T* src, int64_t numel, int64_t n,
+                           const Bound& b, cudaStream_t st) {
+  constexpr bool ok = std::is_same<T, float>::value || std::is_same<T, double>::value ||
+                      std::is_same<T, int32_t>::value || std::is_same<T, int64_t>::value;
+  if constexpr (!ok) {
+    return false;
+  } else {
+    const int64_t bytes = b.size * int64_t(sizeof(T));
+    if (n <= 0 || bytes > 96 * 1024 || n * 4 < b.size) return false;
+    if (bytes > 48 * 1024) {
+      EMBER_CUDA_CHECK(cudaFuncSetAttribute(scatter_add_rows_smem_kernel<T>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(bytes)));
+    }
+    const int64_t rows = numel / n;
+    const unsigned grid = static_cast<unsigned>(std::min<int64_t>(rows, int64_t(1) << 20));
+    scatter_add_rows_smem_kernel<T><<<grid, kRowThreads, static_cast<size_t>(bytes), st>>>(
+        self, idx, src, rows, n, b);
+    return true;
+  }
+}
+
 // out[i] = mask[i % mn] ? *value : self[i] (out may be self). With V > 1: 16-byte vectors
 // of self and out, and the V mask bytes of a vector in one aligned load (mn % V == 0).
 template <typename T, int V>
@@ -427,6 +501,9 @@ void scatter_last_cuda(const Tensor& self, const Tensor& index, const Tensor& sr
     constexpr int V = last_vec<T>();
     T* d = static_cast<T*>(self.data_ptr());
     const T* s = static_cast<const T*>(src.data_ptr());
+    if constexpr (R == int(ScatterReduce::Add)) {
+      if (scatter_add_rows_smem<T>(d, idx, s, numel, n, b, st)) return;
+    }
     if (n % V == 0 && aligned(s, V * sizeof(T)) && aligned(idx, 16)) {
       scatter_last_kernel<R, T, V><<<blocks_for(numel / V, kFastUnroll), kThreads, 0, st>>>(
           d, idx, s, numel / V, n, divn, div32, b);

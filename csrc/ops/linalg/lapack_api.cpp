@@ -19,13 +19,18 @@ namespace {
 
 enum Routine {
   GEMM, TRSM, GETRF, GETRS, POTRF, POTRS, GEQRF, ORGQR, ORMQR, SYEVD, GESDD, GELS, GELSY,
-  GELSD, GELSS, SYTRF, SYTRS, GEEV, kRoutines
+  GELSD, GELSS, SYTRF, SYTRS, GEEV, HETRF, HETRS, kRoutines
 };
-// Names without the type letter (s/d prepended).
+// Names without the type letter (s/d prepended); the complex (c/z) names
+// differ where LAPACK's do: Hermitian heevd, unitary ungqr/unmqr.
 const char* const kNames[kRoutines] = {"gemm",  "trsm",  "getrf", "getrs", "potrf",
                                        "potrs", "geqrf", "orgqr", "ormqr", "syevd",
                                        "gesdd", "gels",  "gelsy", "gelsd", "gelss",
-                                       "sytrf", "sytrs", "geev"};
+                                       "sytrf", "sytrs", "geev",  "sytrf", "sytrs"};
+const char* const kComplexNames[kRoutines] = {"gemm",  "trsm",  "getrf", "getrs", "potrf",
+                                              "potrs", "geqrf", "ungqr", "unmqr", "heevd",
+                                              "gesdd", "gels",  "gelsy", "gelsd", "gelss",
+                                              "sytrf", "sytrs", "geev",  "hetrf", "hetrs"};
 
 struct Scheme {
   const char* prefix;
@@ -62,7 +67,8 @@ struct Loaded {
       ilp64 = s.ilp64;
       for (int r = 0; r < kRoutines; ++r) {
         for (int t = 0; t < 4; ++t) {
-          const std::string name = std::string(s.prefix) + "sdcz"[t] + kNames[r] + s.suffix;
+          const std::string name = std::string(s.prefix) + "sdcz"[t] +
+                                   (t < 2 ? kNames[r] : kComplexNames[r]) + s.suffix;
           sym[r][t] = dlsym(h, name.c_str());
         }
       }
@@ -133,7 +139,7 @@ Fn sym(Routine r) {
   void* p = l.sym[r][tix<T>()];
   if (!p) {
     throw Error(detail::str("the BLAS/LAPACK library ember opened (", l.path, ") lacks ",
-                            "sdcz"[tix<T>()], kNames[r],
+                            "sdcz"[tix<T>()], tix<T>() < 2 ? kNames[r] : kComplexNames[r],
                             "; set EMBER_LAPACK_LIBRARY to a complete LAPACK (OpenBLAS)"));
   }
   return reinterpret_cast<Fn>(p);
@@ -148,11 +154,15 @@ int64_t with_int(F&& f) {
 
 using flen = size_t;  // gfortran's hidden CHARACTER lengths
 
-// LAPACK returns workspace sizes as a floating value.
+// LAPACK returns workspace sizes as a floating value (the real part for complex).
 template <typename T>
 int64_t lwork_of(T w) {
-  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(w) * 1.0001)));
+  return std::max<int64_t>(
+      1, static_cast<int64_t>(std::ceil(static_cast<double>(std::real(w)) * 1.0001)));
 }
+
+template <typename T>
+constexpr bool is_complex_v = tix<T>() >= 2;
 
 // Pivots: int32 everywhere; an ILP64 library writes into a copy.
 template <typename I>
@@ -332,44 +342,87 @@ int64_t ormqr(char side, char trans, int64_t m, int64_t n, int64_t k, const T* a
 }
 
 template <typename T>
-int64_t syevd(char jobz, char uplo, int64_t n, T* a, int64_t lda, T* w) {
+int64_t syevd(char jobz, char uplo, int64_t n, T* a, int64_t lda, Real<T>* w) {
   return with_int([&](auto z) -> int64_t {
     using I = decltype(z);
-    using Fn = void (*)(const char*, const char*, const I*, T*, const I*, T*, T*, const I*, I*,
-                        const I*, I*, flen, flen);
+    using R = Real<T>;
     const I N = n, LDA = lda;
     I info = 0, lwork = -1, liwork = -1, iq = 0;
     T q = 0;
-    auto f = sym<Fn, T>(SYEVD);
-    f(&jobz, &uplo, &N, a, &LDA, w, &q, &lwork, &iq, &liwork, &info, 1, 1);
-    if (info) return info;
-    lwork = static_cast<I>(lwork_of(q));
-    liwork = std::max<I>(1, iq);
-    std::vector<T> work(static_cast<size_t>(lwork));
-    std::vector<I> iwork(static_cast<size_t>(liwork));
-    f(&jobz, &uplo, &N, a, &LDA, w, work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
-    return info;
+    if constexpr (is_complex_v<T>) {
+      // heevd: the real workspace rwork comes after work.
+      using Fn = void (*)(const char*, const char*, const I*, T*, const I*, R*, T*, const I*,
+                          R*, const I*, I*, const I*, I*, flen, flen);
+      I lrwork = -1;
+      R rq = 0;
+      auto f = sym<Fn, T>(SYEVD);
+      f(&jobz, &uplo, &N, a, &LDA, w, &q, &lwork, &rq, &lrwork, &iq, &liwork, &info, 1, 1);
+      if (info) return info;
+      lwork = static_cast<I>(lwork_of(q));
+      lrwork = static_cast<I>(lwork_of(rq));
+      liwork = std::max<I>(1, iq);
+      std::vector<T> work(static_cast<size_t>(lwork));
+      std::vector<R> rwork(static_cast<size_t>(lrwork));
+      std::vector<I> iwork(static_cast<size_t>(liwork));
+      f(&jobz, &uplo, &N, a, &LDA, w, work.data(), &lwork, rwork.data(), &lrwork, iwork.data(),
+        &liwork, &info, 1, 1);
+      return info;
+    } else {
+      using Fn = void (*)(const char*, const char*, const I*, T*, const I*, T*, T*, const I*, I*,
+                          const I*, I*, flen, flen);
+      auto f = sym<Fn, T>(SYEVD);
+      f(&jobz, &uplo, &N, a, &LDA, w, &q, &lwork, &iq, &liwork, &info, 1, 1);
+      if (info) return info;
+      lwork = static_cast<I>(lwork_of(q));
+      liwork = std::max<I>(1, iq);
+      std::vector<T> work(static_cast<size_t>(lwork));
+      std::vector<I> iwork(static_cast<size_t>(liwork));
+      f(&jobz, &uplo, &N, a, &LDA, w, work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
+      return info;
+    }
   });
 }
 
 template <typename T>
-int64_t gesdd(char jobz, int64_t m, int64_t n, T* a, int64_t lda, T* s, T* u, int64_t ldu,
+int64_t gesdd(char jobz, int64_t m, int64_t n, T* a, int64_t lda, Real<T>* s, T* u, int64_t ldu,
               T* vt, int64_t ldvt) {
   return with_int([&](auto z) -> int64_t {
     using I = decltype(z);
-    using Fn = void (*)(const char*, const I*, const I*, T*, const I*, T*, T*, const I*, T*,
-                        const I*, T*, const I*, I*, I*, flen);
+    using R = Real<T>;
     const I M = m, N = n, LDA = lda, LDU = ldu, LDVT = ldvt;
     I info = 0, lwork = -1;
     T q = 0;
-    std::vector<I> iwork(static_cast<size_t>(std::max<int64_t>(1, 8 * std::min(m, n))));
-    auto f = sym<Fn, T>(GESDD);
-    f(&jobz, &M, &N, a, &LDA, s, u, &LDU, vt, &LDVT, &q, &lwork, iwork.data(), &info, 1);
-    if (info) return info;
-    lwork = static_cast<I>(lwork_of(q));
-    std::vector<T> work(static_cast<size_t>(lwork));
-    f(&jobz, &M, &N, a, &LDA, s, u, &LDU, vt, &LDVT, work.data(), &lwork, iwork.data(), &info, 1);
-    return info;
+    const int64_t mn = std::min(m, n), mx = std::max(m, n);
+    std::vector<I> iwork(static_cast<size_t>(std::max<int64_t>(1, 8 * mn)));
+    if constexpr (is_complex_v<T>) {
+      // The complex gesdd takes a real workspace (LAPACK's documented size) before iwork.
+      using Fn = void (*)(const char*, const I*, const I*, T*, const I*, R*, T*, const I*, T*,
+                          const I*, T*, const I*, R*, I*, I*, flen);
+      const int64_t lrwork =
+          jobz == 'N' ? 7 * mn
+                      : std::max(5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn);
+      std::vector<R> rwork(static_cast<size_t>(std::max<int64_t>(1, lrwork)));
+      auto f = sym<Fn, T>(GESDD);
+      f(&jobz, &M, &N, a, &LDA, s, u, &LDU, vt, &LDVT, &q, &lwork, rwork.data(), iwork.data(),
+        &info, 1);
+      if (info) return info;
+      lwork = static_cast<I>(lwork_of(q));
+      std::vector<T> work(static_cast<size_t>(lwork));
+      f(&jobz, &M, &N, a, &LDA, s, u, &LDU, vt, &LDVT, work.data(), &lwork, rwork.data(),
+        iwork.data(), &info, 1);
+      return info;
+    } else {
+      using Fn = void (*)(const char*, const I*, const I*, T*, const I*, T*, T*, const I*, T*,
+                          const I*, T*, const I*, I*, I*, flen);
+      auto f = sym<Fn, T>(GESDD);
+      f(&jobz, &M, &N, a, &LDA, s, u, &LDU, vt, &LDVT, &q, &lwork, iwork.data(), &info, 1);
+      if (info) return info;
+      lwork = static_cast<I>(lwork_of(q));
+      std::vector<T> work(static_cast<size_t>(lwork));
+      f(&jobz, &M, &N, a, &LDA, s, u, &LDU, vt, &LDVT, work.data(), &lwork, iwork.data(), &info,
+        1);
+      return info;
+    }
   });
 }
 
@@ -459,7 +512,7 @@ int64_t gelss(int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64
 }
 
 template <typename T>
-int64_t sytrf(char uplo, int64_t n, T* a, int64_t lda, int32_t* ipiv) {
+int64_t sytrf(char uplo, int64_t n, T* a, int64_t lda, int32_t* ipiv, bool hermitian) {
   return with_int([&](auto z) -> int64_t {
     using I = decltype(z);
     using Fn = void (*)(const char*, const I*, T*, const I*, I*, T*, const I*, I*, flen);
@@ -468,7 +521,7 @@ int64_t sytrf(char uplo, int64_t n, T* a, int64_t lda, int32_t* ipiv) {
     T q = 0;
     Pivots<I> p;
     I* piv = p.get(ipiv, n);
-    auto f = sym<Fn, T>(SYTRF);
+    auto f = sym<Fn, T>(hermitian ? HETRF : SYTRF);
     f(&uplo, &N, a, &LDA, piv, &q, &lwork, &info, 1);
     if (info) return info;
     lwork = static_cast<I>(lwork_of(q));
@@ -481,7 +534,7 @@ int64_t sytrf(char uplo, int64_t n, T* a, int64_t lda, int32_t* ipiv) {
 
 template <typename T>
 int64_t sytrs(char uplo, int64_t n, int64_t nrhs, const T* a, int64_t lda, const int32_t* ipiv,
-              T* b, int64_t ldb) {
+              T* b, int64_t ldb, bool hermitian) {
   return with_int([&](auto z) -> int64_t {
     using I = decltype(z);
     using Fn = void (*)(const char*, const I*, const I*, const T*, const I*, const I*, T*,
@@ -489,7 +542,7 @@ int64_t sytrs(char uplo, int64_t n, int64_t nrhs, const T* a, int64_t lda, const
     const I N = n, NRHS = nrhs, LDA = lda, LDB = ldb;
     I info = 0;
     Pivots<I> p;
-    sym<Fn, T>(SYTRS)(&uplo, &N, &NRHS, a, &LDA, p.in(ipiv, n), b, &LDB, &info, 1);
+    sym<Fn, T>(hermitian ? HETRS : SYTRS)(&uplo, &N, &NRHS, a, &LDA, p.in(ipiv, n), b, &LDB, &info, 1);
     return info;
   });
 }
@@ -515,6 +568,30 @@ int64_t geev(char jobvr, int64_t n, T* a, int64_t lda, T* wr, T* wi, T* vr, int6
   });
 }
 
+template <typename C>
+int64_t geev(char jobvr, int64_t n, C* a, int64_t lda, C* w, C* vr, int64_t ldvr) {
+  return with_int([&](auto z) -> int64_t {
+    using I = decltype(z);
+    using R = Real<C>;
+    using Fn = void (*)(const char*, const char*, const I*, C*, const I*, C*, C*, const I*, C*,
+                        const I*, C*, const I*, R*, I*, flen, flen);
+    const char jobvl = 'N';
+    const I N = n, LDA = lda, LDVL = 1, LDVR = std::max<int64_t>(1, ldvr);
+    I info = 0, lwork = -1;
+    C q = 0, vl = 0;
+    std::vector<R> rwork(static_cast<size_t>(std::max<int64_t>(1, 2 * n)));
+    auto f = sym<Fn, C>(GEEV);
+    f(&jobvl, &jobvr, &N, a, &LDA, w, &vl, &LDVL, vr, &LDVR, &q, &lwork, rwork.data(), &info, 1,
+      1);
+    if (info) return info;
+    lwork = static_cast<I>(lwork_of(q));
+    std::vector<C> work(static_cast<size_t>(lwork));
+    f(&jobvl, &jobvr, &N, a, &LDA, w, &vl, &LDVL, vr, &LDVR, work.data(), &lwork, rwork.data(),
+      &info, 1, 1);
+    return info;
+  });
+}
+
 #define EMBER_LAPACK_INSTANTIATE(T)                                                            \
   template void gemm<T>(char, char, int64_t, int64_t, int64_t, T, const T*, int64_t, const T*, \
                         int64_t, T, T*, int64_t);                                              \
@@ -529,8 +606,8 @@ int64_t geev(char jobvr, int64_t n, T* a, int64_t lda, T* wr, T* wi, T* vr, int6
   template int64_t orgqr<T>(int64_t, int64_t, int64_t, T*, int64_t, const T*);                 \
   template int64_t ormqr<T>(char, char, int64_t, int64_t, int64_t, const T*, int64_t,          \
                             const T*, T*, int64_t);                                            \
-  template int64_t syevd<T>(char, char, int64_t, T*, int64_t, T*);                             \
-  template int64_t gesdd<T>(char, int64_t, int64_t, T*, int64_t, T*, T*, int64_t, T*,          \
+  template int64_t syevd<T>(char, char, int64_t, T*, int64_t, Real<T>*);                       \
+  template int64_t gesdd<T>(char, int64_t, int64_t, T*, int64_t, Real<T>*, T*, int64_t, T*,    \
                             int64_t);                                                          \
   template int64_t gels<T>(char, int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t);         \
   template int64_t gelsy<T>(int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t, T, int64_t*); \
@@ -538,24 +615,45 @@ int64_t geev(char jobvr, int64_t n, T* a, int64_t lda, T* wr, T* wi, T* vr, int6
                             int64_t*);                                                         \
   template int64_t gelss<T>(int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t, T*, T,        \
                             int64_t*);                                                         \
-  template int64_t sytrf<T>(char, int64_t, T*, int64_t, int32_t*);                             \
+  template int64_t sytrf<T>(char, int64_t, T*, int64_t, int32_t*, bool);                       \
   template int64_t sytrs<T>(char, int64_t, int64_t, const T*, int64_t, const int32_t*, T*,     \
-                            int64_t);                                                          \
+                            int64_t, bool);                                                    \
   template int64_t geev<T>(char, int64_t, T*, int64_t, T*, T*, T*, int64_t);
+
+// The routines every type has (complex: the c/z routines of the same shapes).
+#define EMBER_LAPACK_INSTANTIATE_ALL(T)                                                        \
+  template void gemm<T>(char, char, int64_t, int64_t, int64_t, T, const T*, int64_t, const T*, \
+                        int64_t, T, T*, int64_t);                                              \
+  template void trsm<T>(char, char, char, char, int64_t, int64_t, T, const T*, int64_t, T*,    \
+                        int64_t);                                                              \
+  template int64_t getrf<T>(int64_t, int64_t, T*, int64_t, int32_t*);                          \
+  template int64_t getrs<T>(char, int64_t, int64_t, const T*, int64_t, const int32_t*, T*,     \
+                            int64_t);                                                          \
+  template int64_t potrf<T>(char, int64_t, T*, int64_t);                                       \
+  template int64_t potrs<T>(char, int64_t, int64_t, const T*, int64_t, T*, int64_t);           \
+  template int64_t geqrf<T>(int64_t, int64_t, T*, int64_t, T*);                                \
+  template int64_t orgqr<T>(int64_t, int64_t, int64_t, T*, int64_t, const T*);                 \
+  template int64_t ormqr<T>(char, char, int64_t, int64_t, int64_t, const T*, int64_t,          \
+                            const T*, T*, int64_t);                                            \
+  template int64_t syevd<T>(char, char, int64_t, T*, int64_t, Real<T>*);                       \
+  template int64_t gesdd<T>(char, int64_t, int64_t, T*, int64_t, Real<T>*, T*, int64_t, T*,    \
+                            int64_t);                                                          \
+  template int64_t gels<T>(char, int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t);        \
+  template int64_t sytrf<T>(char, int64_t, T*, int64_t, int32_t*, bool);                       \
+  template int64_t sytrs<T>(char, int64_t, int64_t, const T*, int64_t, const int32_t*, T*,     \
+                            int64_t, bool);
 
 EMBER_LAPACK_INSTANTIATE(float)
 EMBER_LAPACK_INSTANTIATE(double)
 #undef EMBER_LAPACK_INSTANTIATE
-
-// Complex products (cgemm/zgemm); the factorizations take real types only so far.
-template void gemm<std::complex<float>>(char, char, int64_t, int64_t, int64_t, std::complex<float>,
-                                        const std::complex<float>*, int64_t,
-                                        const std::complex<float>*, int64_t, std::complex<float>,
-                                        std::complex<float>*, int64_t);
-template void gemm<std::complex<double>>(char, char, int64_t, int64_t, int64_t,
-                                         std::complex<double>, const std::complex<double>*,
-                                         int64_t, const std::complex<double>*, int64_t,
-                                         std::complex<double>, std::complex<double>*, int64_t);
+EMBER_LAPACK_INSTANTIATE_ALL(std::complex<float>)
+EMBER_LAPACK_INSTANTIATE_ALL(std::complex<double>)
+#undef EMBER_LAPACK_INSTANTIATE_ALL
+template int64_t geev<std::complex<float>>(char, int64_t, std::complex<float>*, int64_t,
+                                           std::complex<float>*, std::complex<float>*, int64_t);
+template int64_t geev<std::complex<double>>(char, int64_t, std::complex<double>*, int64_t,
+                                            std::complex<double>*, std::complex<double>*,
+                                            int64_t);
 
 }  // namespace ember::ops::lapack
 

@@ -20,11 +20,27 @@
 //   types can join (c/z routines) without a new interface.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace ember::ops::lapack {
+
+// The real type of an element type (float for std::complex<float>).
+template <typename T>
+struct RealOf {
+  using type = T;
+};
+template <typename T>
+struct RealOf<std::complex<T>> {
+  using type = T;
+};
+template <typename T>
+using Real = typename RealOf<T>::type;
+template <typename T>
+inline constexpr bool is_complex_element = !std::is_same_v<T, Real<T>>;
 
 // Candidate library files, most preferred first (may be empty).
 using Locator = std::vector<std::string> (*)();
@@ -39,7 +55,8 @@ std::string library_path();
 bool ilp64();
 
 // ---- BLAS ----------------------------------------------------------------
-// trans: 'N' or 'T'.
+// trans: 'N', 'T' or (complex) 'C'. float, double, std::complex<float> and
+// std::complex<double> (c/z routines) unless a routine says otherwise.
 template <typename T>
 void gemm(char transa, char transb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
           int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc);
@@ -66,15 +83,16 @@ int64_t orgqr(int64_t m, int64_t n, int64_t k, T* a, int64_t lda, const T* tau);
 template <typename T>
 int64_t ormqr(char side, char trans, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
               const T* tau, T* c, int64_t ldc);
-// jobz 'N' or 'V'; w ascending.
+// jobz 'N' or 'V'; w ascending (real). Complex: heevd (Hermitian).
 template <typename T>
-int64_t syevd(char jobz, char uplo, int64_t n, T* a, int64_t lda, T* w);
-// jobz 'N', 'S' or 'A'; a is destroyed.
+int64_t syevd(char jobz, char uplo, int64_t n, T* a, int64_t lda, Real<T>* w);
+// jobz 'N', 'S' or 'A'; a is destroyed; s real.
 template <typename T>
-int64_t gesdd(char jobz, int64_t m, int64_t n, T* a, int64_t lda, T* s, T* u, int64_t ldu,
+int64_t gesdd(char jobz, int64_t m, int64_t n, T* a, int64_t lda, Real<T>* s, T* u, int64_t ldu,
               T* vt, int64_t ldvt);
 // Least squares (a destroyed, b [ldb x nrhs] holds X in its first n rows).
-// gels: QR/LQ, full rank. gelsy: pivoted QR, rank. gelsd/gelss: SVD, rank and s.
+// gels: QR/LQ, full rank (also complex). gelsy: pivoted QR, rank. gelsd/gelss:
+// SVD, rank and s (gelsy/gelsd/gelss: float and double only).
 template <typename T>
 int64_t gels(char trans, int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64_t ldb);
 template <typename T>
@@ -87,14 +105,18 @@ template <typename T>
 int64_t gelss(int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64_t ldb, T* s,
               T rcond, int64_t* rank);
 // Bunch-Kaufman LDL^T (uplo 'L' or 'U'); pivots as LAPACK's (negative: 2x2 blocks).
+// Complex: symmetric (csytrf, L D L^T), or Hermitian (chetrf, L D L^H) when `hermitian`.
 template <typename T>
-int64_t sytrf(char uplo, int64_t n, T* a, int64_t lda, int32_t* ipiv);
+int64_t sytrf(char uplo, int64_t n, T* a, int64_t lda, int32_t* ipiv, bool hermitian = false);
 template <typename T>
 int64_t sytrs(char uplo, int64_t n, int64_t nrhs, const T* a, int64_t lda, const int32_t* ipiv,
-              T* b, int64_t ldb);
+              T* b, int64_t ldb, bool hermitian = false);
 // Real nonsymmetric eigenproblem: eigenvalues wr + i wi, right vectors in vr
 // (LAPACK's packed real form for conjugate pairs) when jobvr == 'V'.
 template <typename T>
 int64_t geev(char jobvr, int64_t n, T* a, int64_t lda, T* wr, T* wi, T* vr, int64_t ldvr);
+// Complex nonsymmetric eigenproblem (cgeev/zgeev): eigenvalues w, right vectors vr.
+template <typename C>
+int64_t geev(char jobvr, int64_t n, C* a, int64_t lda, C* w, C* vr, int64_t ldvr);
 
 }  // namespace ember::ops::lapack

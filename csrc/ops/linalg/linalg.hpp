@@ -7,8 +7,10 @@
 // - Matrices are "batched column-major": shape (..., m, n) whose .mT is
 //   contiguous (strides (..., m*n, 1, m)), LAPACK's order; every operand of a
 //   call has the same batch dims. The `_`-suffixed cores overwrite them.
-// - dtype float32 or float64, all operands alike, on one device (complex joins
-//   through the same cores: the wrappers are templates on the element type).
+// - dtype float32, float64, complex64 or complex128 (the CPU's c/z routines; the
+//   GPU cores take float32/float64 only: ember.linalg factors complex CUDA
+//   operands on the host), all operands alike, on one device. `trans` means
+//   the conjugate transpose for complex types (LAPACK's 'C', torch's adjoint).
 // - info tensors are int32 (batch...) on the matrices' device: LAPACK's info
 //   for each matrix (0: success, >0: the routine's failure index), written
 //   without a host sync, so the _ex functions never synchronise.
@@ -47,14 +49,22 @@ std::tuple<Tensor, Tensor> syevd_(const Tensor& A, bool upper, bool vectors);
 // SVD, A destroyed. -> (U (m x ucols), S (min(m,n)), Vh (vrows x n), info);
 // U and Vh are empty tensors when !vectors. full: ucols = m, vrows = n, else k.
 std::tuple<Tensor, Tensor, Tensor, Tensor> svd_(const Tensor& A, bool full, bool vectors);
+// Nonsymmetric eigenproblem on the CPU (geev), A (n x n) destroyed. -> (eigenvalues
+// (..., n) and, when `vectors`, right eigenvectors (..., n, n) column-major, both
+// complex (complex64 for float32 and complex64 input, complex128 otherwise), LAPACK's
+// normalisation: unit 2-norm, largest component real; info). V is undefined when
+// !vectors.
+std::tuple<Tensor, Tensor, Tensor> geev_(const Tensor& A, bool vectors);
 // Least squares on the CPU, LAPACK's drivers "gels", "gelsy", "gelsd", "gelss":
 // B (max(m,n) x nrhs) overwritten, X in its first n rows. -> (rank int64 (...), or
 // empty for gels; singular values (..., min(m,n)) for gelsd/gelss, else empty; info).
 std::tuple<Tensor, Tensor, Tensor> lstsq_(const Tensor& A, const Tensor& B,
                                           const std::string& driver, double rcond);
 // Bunch-Kaufman LDL^T (CPU): A overwritten. -> (pivots (..., n), info).
-std::tuple<Tensor, Tensor> ldl_factor_(const Tensor& A, bool upper);
-void ldl_solve_(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool upper);
+// Complex: symmetric (L D L^T), or Hermitian (L D L^H) when `hermitian`.
+std::tuple<Tensor, Tensor> ldl_factor_(const Tensor& A, bool upper, bool hermitian);
+void ldl_solve_(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool upper,
+                bool hermitian);
 
 // What the CPU routines run on (the library's file), for ember's config.
 std::string lapack_library();

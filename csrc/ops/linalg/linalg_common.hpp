@@ -2,6 +2,7 @@
 // bookkeeping of (..., m, n) operands and the float/double dispatch.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <initializer_list>
 
@@ -31,6 +32,18 @@ void real_dispatch(ScalarType t, F&& f) {
     f(double{});
   } else {
     f(float{});
+  }
+}
+
+// f(T{}) with T float, double, std::complex<float> or std::complex<double>
+// (the CPU cores: LAPACK's s/d/c/z routines).
+template <typename F>
+void lapack_dispatch(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::Float64: f(double{}); break;
+    case ScalarType::ComplexFloat: f(std::complex<float>{}); break;
+    case ScalarType::ComplexDouble: f(std::complex<double>{}); break;
+    default: f(float{}); break;
   }
 }
 

@@ -224,8 +224,14 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const BinaryArgs&
   // (opmath kernels) with a 0-d CPU tensor in either place.
   const bool opmath_div = op == BinaryOp::Div || op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor;
   if (cuda) {
-    if (op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || opmath_div) {
+    if (op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul) {
       spec.keep_scalar_tensors = 0b11;
+    } else if (opmath_div) {
+      // the divisor is read at full precision; a dividend number or 0-d CPU
+      // tensor as the tensor's type (torch's kernels take it as scalar_t after
+      // TensorIterator converted it): divide(1e10, half inf) is inf / inf = nan
+      spec.keep_scalar_tensors = 0b10;
+      spec.round_number_inputs = 0b01;
     }
   } else if (op == BinaryOp::Mul || opmath_div) {
     spec.keep_scalar_tensors = 0b10;

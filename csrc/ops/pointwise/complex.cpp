@@ -23,15 +23,59 @@ bool has_complex_kernel(BinaryOp op) {
 bool has_complex_kernel(UnaryOp op) {
   switch (op) {
     case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Exp: case UnaryOp::Log:
+    case UnaryOp::Exp2: case UnaryOp::Expm1: case UnaryOp::Log1p:
     case UnaryOp::Log2: case UnaryOp::Log10: case UnaryOp::Sin: case UnaryOp::Cos:
     case UnaryOp::Tan: case UnaryOp::Sinh: case UnaryOp::Cosh: case UnaryOp::Tanh:
     case UnaryOp::Sigmoid: case UnaryOp::Reciprocal: case UnaryOp::Neg: case UnaryOp::Square:
     case UnaryOp::Abs: case UnaryOp::IsNan: case UnaryOp::IsInf: case UnaryOp::IsFinite:
+    case UnaryOp::Asin: case UnaryOp::Acos: case UnaryOp::Atan: case UnaryOp::Asinh:
+    case UnaryOp::Acosh: case UnaryOp::Atanh:
       return true;
     default:
       return false;
   }
 }
+
+namespace {
+
+// expm1, log1p and exp2 of complex values on the host (c10::complex's
+// formulas; the GPU's are in include/ember/device/complex.cuh). Here rather
+// than in ops/complex_math.hpp, which every kernel file includes.
+//   exp(z) - 1 = (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y (no cancellation for small z)
+//   log(1 + z) = log|1 + z| + i arg(1 + z), |1 + z|^2 - 1 = x (x + 2) + y^2 through
+//                log1p for |z| < 1/2
+//   2^z = exp(z ln 2)
+template <typename C>
+struct ComplexExpm1F {
+  C operator()(C z) const {
+    const auto s = std::sin(z.im / 2);
+    return {std::expm1(z.re) * std::cos(z.im) - 2 * s * s, std::exp(z.re) * std::sin(z.im)};
+  }
+};
+template <typename C>
+struct ComplexLog1pF {
+  C operator()(C z) const {
+    using T = decltype(z.re);
+    const T x = z.re, y = z.im;
+    const T theta = std::atan2(y, x + T(1));
+    if (std::hypot(x, y) < T(0.5)) {
+      const T r = x * (T(2) + x) + y * y;
+      if (r == T(0)) return {x, theta};
+      return {T(0.5) * std::log1p(r), theta};
+    }
+    return {std::log(std::hypot(x + T(1), y)), theta};
+  }
+};
+template <typename C>
+struct ComplexExp2F {
+  C operator()(C z) const {
+    using T = decltype(z.re);
+    const T k = T(0.693147180559945309417);
+    return m::exp(C{z.re * k, z.im * k});
+  }
+};
+
+}  // namespace
 
 bool has_complex_kernel(CompareOp op) { return op == CompareOp::Eq || op == CompareOp::Ne; }
 
@@ -107,11 +151,14 @@ Tensor angle(const Tensor& x, const Tensor& out) {
   if (!is_complex(x.dtype())) {
     // pi where x < 0, else 0, NaN kept (torch's formula for real inputs).
     const ScalarType t = to_floating(x.dtype());
+    // (x < 0) * pi in x's floating dtype: pi rounded once, to that dtype.
     const Tensor xf = to(x, x.device(), t);
-    const Tensor r = where(compare(CompareOp::Lt, xf, 0), Operand(M_PI), Operand(0.0));
+    const Tensor r = binary(BinaryOp::Mul, to(compare(CompareOp::Lt, xf, 0), x.device(), t),
+                            Operand(M_PI));
     const Tensor nan_kept = where(unary(UnaryOp::IsNan, xf), xf, r);
-    if (!out.defined()) return to(nan_kept, x.device(), t);
+    if (!out.defined()) return nan_kept;
     check_can_cast(t, out.dtype());
+    if (out.sizes() != nan_kept.sizes()) resize_out(out, nan_kept.sizes());
     copy_(out, nan_kept);
     return out;
   }
@@ -159,6 +206,9 @@ void unary_complex_cpu(UnaryOp op, const ElementwiseIter& it) {
       case UnaryOp::Sqrt: return r.template run<C, 1>(SqrtF<C>{});
       case UnaryOp::Rsqrt: return r.template run<C, 1>(RsqrtF<C>{});
       case UnaryOp::Exp: return r.template run<C, 1>(ExpF<C>{});
+      case UnaryOp::Exp2: return r.template run<C, 1>(ComplexExp2F<C>{});
+      case UnaryOp::Expm1: return r.template run<C, 1>(ComplexExpm1F<C>{});
+      case UnaryOp::Log1p: return r.template run<C, 1>(ComplexLog1pF<C>{});
       case UnaryOp::Log: return r.template run<C, 1>(LogF<C>{});
       case UnaryOp::Log2: return r.template run<C, 1>(Log2F<C>{});
       case UnaryOp::Log10: return r.template run<C, 1>(Log10F<C>{});
@@ -168,6 +218,12 @@ void unary_complex_cpu(UnaryOp op, const ElementwiseIter& it) {
       case UnaryOp::Sinh: return r.template run<C, 1>(SinhF<C>{});
       case UnaryOp::Cosh: return r.template run<C, 1>(CoshF<C>{});
       case UnaryOp::Tanh: return r.template run<C, 1>(TanhF<C>{});
+      case UnaryOp::Asin: return r.template run<C, 1>(AsinF<C>{});
+      case UnaryOp::Acos: return r.template run<C, 1>(AcosF<C>{});
+      case UnaryOp::Atan: return r.template run<C, 1>(AtanF<C>{});
+      case UnaryOp::Asinh: return r.template run<C, 1>(AsinhF<C>{});
+      case UnaryOp::Acosh: return r.template run<C, 1>(AcoshF<C>{});
+      case UnaryOp::Atanh: return r.template run<C, 1>(AtanhF<C>{});
       case UnaryOp::Sigmoid: return r.template run<C, 1>(SigmoidF<C>{});
       case UnaryOp::Square: return r.template run<C, 1>(SquareF<C>{});
       case UnaryOp::Reciprocal: return r.template run<C, 1>(ReciprocalF<C>{});

@@ -1,8 +1,8 @@
 // The complex kernels of the GPU that are not built ahead of time: pow,
-// eq/ne, where, the unary functions (sqrt, exp, log, sin, ..., sigmoid,
+// eq/ne, where, the unary functions (sqrt, exp, exp2, expm1, log, log1p, sin, ..., sigmoid,
 // square, reciprocal, the predicates), sgn and angle. Each is a one-line
 // function over include/ember/device/complex.cuh, compiled at first use by
-// the jiterator's machinery (ops/jit/jiterator.hpp: NVRTC, then the memory
+// the jiterator's machinery (ops/jit/jitted_op.hpp: NVRTC, then the memory
 // and disk caches, one variant per dtype combination) and launched over the
 // iterator make_elementwise planned. So the complex dtypes add seven
 // elementwise ops' kernels to the build, not thirty.
@@ -10,38 +10,21 @@
 
 #if EMBER_WITH_CUDA
 
-#include <memory>
-#include <mutex>
 #include <string>
-#include <vector>
 
-#include "ops/jit/jiterator.hpp"
+#include "ops/jit/jitted_op.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::ops::internal {
 
 namespace {
 
-// A function of the jiterator: `body` is the function template
-// `template <typename T> R ember_<name>(T ...)`.
-jit::JitFunction& function(const char* name, const char* code) {
-  // One JitFunction per op: it keeps the compiled variants.
-  static std::mutex mutex;
-  static std::vector<std::unique_ptr<jit::JitFunction>> functions;
-  const std::string fname = std::string("ember_") + name;
-  std::lock_guard<std::mutex> lock(mutex);
-  for (const auto& f : functions) {
-    if (f->name() == fname) return *f;
-  }
-  functions.push_back(std::make_unique<jit::JitFunction>(code, fname, 1));
-  return *functions.back();
-}
-
 #define EMBER_CX_UNARY(name, R, expr) \
   "template <typename T> " R " ember_" name "(T x) { return " expr "; }"
 
+// `code` is the function template `template <typename T> R ember_<name>(T ...)`.
 void run(const char* name, const char* code, const ElementwiseIter& it) {
-  jit::run_elementwise(function(name, code), it);
+  jit::run_jitted(name, [code] { return std::string(code); }, it);
 }
 
 }  // namespace
@@ -53,6 +36,9 @@ void unary_complex_jit(UnaryOp op, const ElementwiseIter& it) {
     CASE(Sqrt, "sqrt", "T", "ember::cmath::sqrt(x)")
     CASE(Rsqrt, "rsqrt", "T", "ember::cmath::rsqrt(x)")
     CASE(Exp, "exp", "T", "ember::cmath::exp(x)")
+    CASE(Exp2, "exp2", "T", "ember::cmath::exp2(x)")
+    CASE(Expm1, "expm1", "T", "ember::cmath::expm1(x)")
+    CASE(Log1p, "log1p", "T", "ember::cmath::log1p(x)")
     CASE(Log, "log", "T", "ember::cmath::log(x)")
     CASE(Log2, "log2", "T", "ember::cmath::log2(x)")
     CASE(Log10, "log10", "T", "ember::cmath::log10(x)")
@@ -62,6 +48,12 @@ void unary_complex_jit(UnaryOp op, const ElementwiseIter& it) {
     CASE(Sinh, "sinh", "T", "ember::cmath::sinh(x)")
     CASE(Cosh, "cosh", "T", "ember::cmath::cosh(x)")
     CASE(Tanh, "tanh", "T", "ember::cmath::tanh(x)")
+    CASE(Asin, "asin", "T", "ember::cmath::asin(x)")
+    CASE(Acos, "acos", "T", "ember::cmath::acos(x)")
+    CASE(Atan, "atan", "T", "ember::cmath::atan(x)")
+    CASE(Asinh, "asinh", "T", "ember::cmath::asinh(x)")
+    CASE(Acosh, "acosh", "T", "ember::cmath::acosh(x)")
+    CASE(Atanh, "atanh", "T", "ember::cmath::atanh(x)")
     CASE(Sigmoid, "sigmoid", "T", "ember::cmath::sigmoid(x)")
     CASE(Square, "square", "T", "x * x")
     CASE(Reciprocal, "reciprocal", "T", "T(1) / x")

@@ -175,6 +175,17 @@ EMBER_HD C zeta(C xc, C qc) {
   if (q <= A(0)) {
     if (q == m::floor(q)) return inf<C>();
     if (x != m::floor(x)) return nan<C>();
+    if (q < A(-64)) {
+      // The summation below steps q up by one until it passes 9: |q| steps
+      // (q = -8e8 ran for minutes on the GPU). With n = ceil(-q), r = q + n in
+      // (0, 1) and x an integer, the n terms (q + k)^-x before r are
+      // (-1)^x (j - r)^-x for j = 1..n: zeta(x, q) = zeta(x, r) +
+      // (-1)^x (zeta(x, 1 - r) - zeta(x, n + 1 - r)), all with positive q.
+      const A n = m::ceil(-q), r = q + n;
+      const A sgn = m::fmod(x, A(2)) == A(0) ? A(1) : A(-1);
+      return C(A(zeta<C>(C(x), C(r))) +
+               sgn * (A(zeta<C>(C(x), C(A(1) - r))) - A(zeta<C>(C(x), C(n + A(1) - r)))));
+    }
   }
   A s = m::pow(q, -x);
   A a = q, b = A(0);

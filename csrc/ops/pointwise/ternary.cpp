@@ -8,7 +8,11 @@
 
 #include <cmath>
 
+#include "ops/copy/copy.hpp"
+#include "ops/pointwise/binary.hpp"
+#include "ops/pointwise/compare.hpp"
 #include "ops/pointwise/complex.hpp"
+#include "ops/pointwise/unary.hpp"
 #include "ops/elementwise_cpu.hpp"
 #include "ops/promotion.hpp"
 #include "ops/pointwise/ternary_functors.hpp"
@@ -36,6 +40,42 @@ bool any_cuda(std::initializer_list<const Operand*> ops) {
     if (!o->is_scalar() && o->tensor.is_cuda()) return true;
   }
   return false;
+}
+
+// Complex lerp: torch's two-sided formula over the complex binary kernels,
+// |weight| < 0.5 ? start + weight (end - start) : end - (end - start) (1 - weight).
+Tensor lerp_complex(const Tensor& start, const Tensor& end, const Operand& weight,
+                    ScalarType common, const Tensor& out, bool inplace) {
+  const Tensor s = start.dtype() == common ? start : to(start, start.device(), common);
+  const Tensor e = end.dtype() == common ? end : to(end, end.device(), common);
+  const Tensor d = sub(e, s);
+  Tensor base, coef;
+  if (weight.is_scalar()) {
+    const Complex<double> w = weight.scalar.to_complex();
+    const bool small = std::hypot(w.re, w.im) < 0.5;
+    base = small ? s : e;
+    coef = mul(d, small ? Operand(weight.scalar)
+                        : Operand(Scalar::from_complex(w.re - 1.0, w.im)));
+  } else {
+    const Tensor& w = weight.tensor;
+    const Tensor small = compare(CompareOp::Lt, unary(UnaryOp::Abs, w), Operand(0.5));
+    base = where(small, s, e);
+    coef = mul(d, where(small, w, sub(w, Operand(1.0))));
+  }
+  if (inplace) {
+    copy_(start, add(base, coef));
+    return start;
+  }
+  return binary(BinaryOp::Add, base, coef, {}, out);
+}
+
+// Complex addcmul/addcdiv: x + value * (t1 op t2) with the complex binary kernels.
+Tensor addc_complex(bool div, const Tensor& x, const Tensor& t1, const Tensor& t2,
+                    const Scalar& value, const Tensor& out, bool inplace) {
+  const Tensor t = binary(div ? BinaryOp::Div : BinaryOp::Mul, t1, t2);
+  BinaryArgs args;
+  args.alpha = value;
+  return binary(BinaryOp::Add, x, t, args, inplace ? x : out, inplace);
 }
 
 }  // namespace
@@ -114,7 +154,9 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Operand& weight, const
                             torch_cpp_type_name(weight.tensor.dtype())));
   }
   const ScalarType common = result_type({&s, &e, &weight});
-  if (!is_floating(common)) not_implemented("lerp", common, any_cuda({&s, &e, &weight}));
+  if (!is_floating(common) && !is_complex(common)) {
+    not_implemented("lerp", common, any_cuda({&s, &e, &weight}));
+  }
   // torch's lerp with a weight tensor with dims wants every operand, out=
   // included, of one dtype (with a number weight out= takes any castable dtype)
   if (out.defined() && !inplace && !weight.is_scalar() && weight.tensor.dim() > 0 &&
@@ -122,6 +164,7 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Operand& weight, const
     throw Error(detail::str("Found dtype ", torch_scalar_name(out.dtype()), " but expected ",
                             torch_scalar_name(start.dtype())));
   }
+  if (is_complex(common)) return lerp_complex(start, end, weight, common, out, inplace);
   return run(TernaryOp::Lerp, {"lerp", common, common, common, true}, out, inplace,
              {&s, &e, &weight});
 }
@@ -130,6 +173,7 @@ Tensor addcmul(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar
                const Tensor& out, bool inplace) {
   const Operand a(x), b(t1), c(t2);
   const ScalarType common = result_type({&a, &b, &c});
+  if (is_complex(common)) return addc_complex(false, x, t1, t2, value, out, inplace);
   TernaryArgs args;
   args.value = value;
   return run(TernaryOp::Addcmul, {"addcmul", common, common, common, true}, out, inplace,
@@ -149,6 +193,7 @@ Tensor addcdiv(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar
         "addcdiv behavior is just the latter implementation: (input + value * tensor1 / "
         "tensor2), for all dtypes.");
   }
+  if (is_complex(common)) return addc_complex(true, x, t1, t2, value, out, inplace);
   TernaryArgs args;
   args.value = value;
   return run(TernaryOp::Addcdiv, {"addcdiv", common, common, common, true}, out, inplace,

@@ -148,7 +148,7 @@ void check_out_dtype(ReduceOp op, const Tensor& x, std::optional<ScalarType> dty
       return;
     }
     case ReduceOp::LogSumExp:
-      if (!is_floating(o)) {
+      if (!is_floating(o) && !is_complex(o)) {
         throw Error(detail::str("logsumexp(): Expected floating point type for result tensor, "
                                 "but got: ", torch_scalar_name(o)));
       }
@@ -277,6 +277,15 @@ Tensor complex_prod(const Tensor& x, const std::vector<bool>& red, bool keepdim)
   return keepdim ? view(contiguous(r), reduced_shape(x.sizes(), red, true)) : r;
 }
 
+// The dims marked in `red`, as a dims list.
+Dims dims_of(const std::vector<bool>& red) {
+  std::vector<int64_t> d;
+  for (size_t i = 0; i < red.size(); ++i) {
+    if (red[i]) d.push_back(static_cast<int64_t>(i));
+  }
+  return d;
+}
+
 Tensor reduce_complex(ReduceOp op, const Tensor& x, const Dims& dims, bool keepdim,
                       const ReduceArgs& args) {
   const ScalarType t = x.dtype();
@@ -307,6 +316,16 @@ Tensor reduce_complex(ReduceOp op, const Tensor& x, const Dims& dims, bool keepd
       const std::vector<bool> red = reduced_dims(dims, x.dim());
       return complex_prod(x, red, keepdim);
     }
+    case ReduceOp::LogSumExp: {
+      // torch's: the max of the real parts (0 where infinite) shifts the sum
+      const std::vector<bool> red = reduced_dims(dims, x.dim());
+      const Dims rd = dims_of(red);
+      if (x.numel() == 0) return log(reduce(ReduceOp::Sum, exp(x), rd, keepdim));
+      Tensor mx = reduce(ReduceOp::Amax, real_part(x), rd, true);
+      mx = where(unary(UnaryOp::IsInf, mx), Operand(0.0), mx);
+      const Tensor s = log(reduce(ReduceOp::Sum, exp(sub(x, mx)), rd, keepdim));
+      return add(s, keepdim ? mx : view(mx, reduced_shape(x.sizes(), red, false)));
+    }
     case ReduceOp::Amax: not_implemented("max_values", t, cuda);
     case ReduceOp::Amin: not_implemented("min_values", t, cuda);
     case ReduceOp::ArgMax:
@@ -323,14 +342,6 @@ Tensor reduce_complex(ReduceOp op, const Tensor& x, const Dims& dims, bool keepd
 // kernel (a running max and a rescaled sum in float32/float64, rounded once)
 // is within an ulp of it in float32/float64; float16/bfloat16, and a result
 // of another dtype than x's, round where torch does.
-// The dims marked in `red`, as a dims list.
-Dims dims_of(const std::vector<bool>& red) {
-  std::vector<int64_t> d;
-  for (size_t i = 0; i < red.size(); ++i) {
-    if (red[i]) d.push_back(static_cast<int64_t>(i));
-  }
-  return d;
-}
 
 Tensor logsumexp_steps(const Tensor& x, const std::vector<bool>& red, bool keepdim,
                        ScalarType rdt) {
@@ -373,7 +384,12 @@ Tensor reduce(ReduceOp op, const Tensor& x_in, const Dims& dims, bool keepdim,
   Tensor x = x_in;
   if (as && *as != x.dtype()) x = to(x, x.device(), *as);
   if (is_complex(x.dtype()) && op != ReduceOp::All && op != ReduceOp::Any) {
-    return deliver(reduce_complex(op, x, dims, keepdim, args), out, reduce_name(op));
+    Tensor r = reduce_complex(op, x, dims, keepdim, args);
+    // torch's logsumexp copies into a real out= (the imaginary part dropped, warned)
+    if (op == ReduceOp::LogSumExp && out.defined() && !is_complex(out.dtype())) {
+      r = to(r, r.device(), out.dtype());
+    }
+    return deliver(r, out, reduce_name(op));
   }
   const ScalarType rdt = args.result_dtype                                   ? *args.result_dtype
                          : as && (op == ReduceOp::Sum || op == ReduceOp::Prod) ? *as

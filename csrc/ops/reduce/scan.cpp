@@ -9,10 +9,13 @@
 #include "ops/copy/copy.hpp"
 #include "ops/cpu_parallel.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/index/join.hpp"
+#include "ops/pointwise/binary.hpp"
 #include "ops/promotion.hpp"
 #include "ops/reduce/scan_functors.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/complex_views.hpp"
+#include "tensor/views.hpp"
 
 namespace ember::ops {
 
@@ -56,6 +59,23 @@ void scan_cpu(ScanOp op, const ScanPlan& p, ScalarType in, ScalarType) {
 
 }  // namespace internal
 
+namespace {
+
+// cumprod of complex values along d: the doubling scan (Hillis-Steele) with the
+// complex mul kernel, y[i] *= y[i - k] for k = 1, 2, 4, ... (log2 n passes, each
+// product rounded once per pass: no log, so zeros and signs are exact).
+Tensor complex_cumprod(const Tensor& x, int64_t d) {
+  const int64_t n = x.sizes()[d];
+  Tensor y = x;
+  for (int64_t k = 1; k < n; k *= 2) {
+    const Tensor tail = mul(slice(y, d, k, n, 1), slice(y, d, 0, n - k, 1));
+    y = cat({slice(y, d, 0, k, 1), tail}, d);
+  }
+  return y.is_same(x) ? clone(x) : y;
+}
+
+}  // namespace
+
 Tensor scan(ScanOp op, const Tensor& x_in, int64_t dim, std::optional<ScalarType> dtype,
             const Tensor& out) {
   const char* name = op == ScanOp::Sum ? "cumsum" : "cumprod";
@@ -88,11 +108,13 @@ Tensor scan(ScanOp op, const Tensor& x_in, int64_t dim, std::optional<ScalarType
   Tensor result;
   if (is_complex(x.dtype())) {
     // cumsum of complex values is the cumsum of both parts: the real view's
-    // (its last dim holds the parts). cumprod has no complex kernel.
-    if (op == ScanOp::Prod || x.dtype() == ScalarType::ComplexHalf) {
+    // (its last dim holds the parts); cumprod a doubling scan of complex products.
+    if (x.dtype() == ScalarType::ComplexHalf) {
       not_implemented(op == ScanOp::Sum ? "cumsum" : "cumprod", x.dtype(), x.is_cuda());
     }
-    result = x.dim() == 0 ? clone(x) : view_as_complex(scan(op, view_as_real(x), d));
+    result = x.dim() == 0          ? clone(x)
+             : op == ScanOp::Prod ? complex_cumprod(x, d)
+                                  : view_as_complex(scan(op, view_as_real(x), d));
   } else {
     result = Tensor::empty(x.sizes(), kernel_rdt, x.device());
   }

@@ -103,6 +103,11 @@ class linalg_cholesky_ex:
     __slots__: tuple[Any, ...]
 
 
+class linalg_eig:
+    def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
+    __slots__: tuple[Any, ...]
+
+
 class linalg_eigh:
     def __repr__(self, *args: Any, **kwargs: Any) -> Any: ...
     __slots__: tuple[Any, ...]

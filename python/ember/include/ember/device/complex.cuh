@@ -94,6 +94,28 @@ template <typename T> EMBER_DEVICE_HD complex<T> exp(complex<T> z) {
 template <typename T> EMBER_DEVICE_HD complex<T> log(complex<T> z) {
   return complex<T>(::log(abs(z)), arg(z));
 }
+// exp(z) - 1 = (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y (no cancellation
+// for small z).
+template <typename T> EMBER_DEVICE_HD complex<T> expm1(complex<T> z) {
+  const T s = ::sin(z.im / T(2));
+  return complex<T>(::expm1(z.re) * ::cos(z.im) - T(2) * s * s, ::exp(z.re) * ::sin(z.im));
+}
+// log(1 + z); |1 + z|^2 - 1 = x (x + 2) + y^2 through log1p for |z| < 1/2.
+template <typename T> EMBER_DEVICE_HD complex<T> log1p(complex<T> z) {
+  const T x = z.re, y = z.im;
+  const T theta = ::atan2(y, x + T(1));
+  if (::hypot(x, y) < T(0.5)) {
+    const T r = x * (T(2) + x) + y * y;
+    if (r == T(0)) return complex<T>(x, theta);
+    return complex<T>(T(0.5) * ::log1p(r), theta);
+  }
+  return complex<T>(::log(::hypot(x + T(1), y)), theta);
+}
+// 2^z = exp(z ln 2)
+template <typename T> EMBER_DEVICE_HD complex<T> exp2(complex<T> z) {
+  const T k = T(0.693147180559945309417);
+  return exp(complex<T>(z.re * k, z.im * k));
+}
 template <typename T> EMBER_DEVICE_HD complex<T> sqrt(complex<T> z) {
   if (z.re == T(0) && z.im == T(0)) return complex<T>(T(0), z.im);
   if (::isinf(z.im)) return complex<T>(::fabs(z.im), z.im);
@@ -157,6 +179,44 @@ template <typename T> EMBER_DEVICE_HD complex<T> sgn(complex<T> z) {
   const T a = abs(z);
   if (a == T(0)) return complex<T>(T(0));
   return complex<T>(z.re / a, z.im / a);
+}
+
+// The inverse functions: Kahan's formulas ("Branch cuts for complex elementary
+// functions", 1987) over the principal sqrt above, so that the cuts and their
+// signed zeros are C99 Annex G's (and the CPU's std:: ones) and no cancellation
+// happens near the cuts. (atanh/atan square |z|: past about 1e19 in float32,
+// 1e154 in float64, their results are the limits' approximations.)
+template <typename T> EMBER_DEVICE_HD complex<T> asin(complex<T> z) {
+  const complex<T> s1 = sqrt(complex<T>(T(1) - z.re, -z.im));
+  const complex<T> s2 = sqrt(complex<T>(T(1) + z.re, z.im));
+  return complex<T>(::atan2(z.re, s1.re * s2.re - s1.im * s2.im),
+                    ::asinh(s1.re * s2.im - s1.im * s2.re));
+}
+template <typename T> EMBER_DEVICE_HD complex<T> acos(complex<T> z) {
+  const complex<T> s1 = sqrt(complex<T>(T(1) - z.re, -z.im));
+  const complex<T> s2 = sqrt(complex<T>(T(1) + z.re, z.im));
+  return complex<T>(T(2) * ::atan2(s1.re, s2.re), ::asinh(s2.re * s1.im - s2.im * s1.re));
+}
+template <typename T> EMBER_DEVICE_HD complex<T> acosh(complex<T> z) {
+  const complex<T> s1 = sqrt(complex<T>(z.re - T(1), z.im));
+  const complex<T> s2 = sqrt(complex<T>(z.re + T(1), z.im));
+  return complex<T>(::asinh(s1.re * s2.re + s1.im * s2.im), T(2) * ::atan2(s1.im, s2.re));
+}
+template <typename T> EMBER_DEVICE_HD complex<T> asinh(complex<T> z) {  // -i asin(i z)
+  const complex<T> w = asin(complex<T>(-z.im, z.re));
+  return complex<T>(w.im, -w.re);
+}
+template <typename T> EMBER_DEVICE_HD complex<T> atanh(complex<T> z) {
+  // re: 0.25 log(|1 + z|^2 / |1 - z|^2) = 0.25 log1p(4 x / |1 - z|^2), accurate near 0
+  // and near 1 (computed for |x|: atanh is odd); im: 0.5 arg((1 + z)(1 - conj z))
+  // (FreeBSD's catanh without its rescaling of huge arguments)
+  const T x = z.re, y = z.im, ax = ::fabs(x), d = (T(1) - ax) * (T(1) - ax) + y * y;
+  return complex<T>(::copysign(T(0.25) * ::log1p(T(4) * ax / d), x),
+                    T(0.5) * ::atan2(T(2) * y, (T(1) - x) * (T(1) + x) - y * y));
+}
+template <typename T> EMBER_DEVICE_HD complex<T> atan(complex<T> z) {  // -i atanh(i z)
+  const complex<T> w = atanh(complex<T>(-z.im, z.re));
+  return complex<T>(w.im, -w.re);
 }
 
 }  // namespace cmath
