@@ -166,18 +166,17 @@ void bind_jit_testing(py::module_& m) {
   t.def(
       "unary_math_jit",
       [] {
-        // The floating unary ops the GPU compiles at first use: name -> (function
-        // template, its name), for the CPU tests that compile their sources.
+        // The floating unary ops the GPU compiles at first use: name -> the source of
+        // its function template ember_<name>, for the CPU tests that compile them.
         py::dict d;
         for (int k = 0; k <= int(ops::UnaryOp::Frac); ++k) {
           const auto op = static_cast<ops::UnaryOp>(k);
           if (!ops::internal::unary_math_is_jit(op)) continue;
-          d[ops::unary_name(op)] = py::make_tuple(ops::internal::unary_math_jit_code(op),
-                                                  ops::internal::unary_math_jit_name(op));
+          d[ops::unary_name(op)] = ops::internal::unary_math_jit_code(op);
         }
         return d;
       },
-      "{op name: (code, function name)} of the unary ops compiled at first use on the GPU.");
+      "{op name: code of ember_<name>} of the unary ops compiled at first use on the GPU.");
   t.def(
       "special_jit_sources",
       [] {

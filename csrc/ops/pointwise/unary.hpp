@@ -69,9 +69,8 @@ void unary_basic_cuda(UnaryOp op, const ElementwiseIter& it, const UnaryArgs& ar
 // first use (NVRTC, then the memory and disk caches) rather than built ahead
 // of time; unary_math_is_jit says which.
 void unary_math_jit(UnaryOp op, const ElementwiseIter& it);
-// Its function template (for the jiterator) and that function's name.
+// Its function template ember_<unary_name(op)> (jit/jitted_op.hpp).
 std::string unary_math_jit_code(UnaryOp op);
-std::string unary_math_jit_name(UnaryOp op);
 #endif
 inline bool is_math_op(UnaryOp op) { return op <= UnaryOp::Frac; }
 constexpr bool unary_math_is_jit(UnaryOp op) {

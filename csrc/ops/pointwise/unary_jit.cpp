@@ -1,8 +1,8 @@
 // The rarely used floating unary functions on the GPU (exp2, expm1, log2,
 // log10, log1p, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, erfc,
 // frac: unary_math_is_jit in unary.hpp) are not built ahead of time: each is
-// a one-line function over CUDA's math library, compiled at first use by the
-// jiterator's machinery (ops/jit/jiterator.hpp: NVRTC, then the memory and
+// a one-line function over CUDA's math library, compiled at first use as the
+// other jitted ops of ember (ops/jit/jitted_op.hpp: NVRTC, then the memory and
 // disk caches, one variant per dtype combination) and launched over the
 // iterator make_elementwise planned. They call the same functions as the
 // functors of unary_functors.hpp (expf for float, exp for double: the math of
@@ -14,13 +14,10 @@
 
 #if EMBER_WITH_CUDA
 
-#include <memory>
-#include <mutex>
 #include <string>
-#include <vector>
 
 #include "ops/copy/copy.hpp"
-#include "ops/jit/jiterator.hpp"
+#include "ops/jit/jitted_op.hpp"
 #include "runtime/errors.hpp"
 
 namespace ember::ops::internal {
@@ -51,25 +48,11 @@ const char* math_function(UnaryOp op) {
   throw Error(detail::str("internal error: ", unary_name(op), " is built ahead of time"));
 }
 
-// One JitFunction per op: it keeps the compiled variants.
-jit::JitFunction& function(UnaryOp op) {
-  static std::mutex mutex;
-  static std::unique_ptr<jit::JitFunction> functions[size_t(UnaryOp::Frac) + 1];
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& f = functions[size_t(op)];
-  if (!f) f = std::make_unique<jit::JitFunction>(unary_math_jit_code(op), unary_math_jit_name(op), 1);
-  return *f;
-}
-
 }  // namespace
-
-std::string unary_math_jit_name(UnaryOp op) {
-  return std::string("ember_") + unary_name(op);
-}
 
 std::string unary_math_jit_code(UnaryOp op) {
   const char* fn = math_function(op);
-  const std::string name = unary_math_jit_name(op);
+  const std::string name = std::string("ember_") + unary_name(op);
   // T is the compute type: float or double.
   if (!fn) {
     return "template <typename T> T " + name +
@@ -86,7 +69,8 @@ void unary_math_jit(UnaryOp op, const ElementwiseIter& it) {
   // Unary inputs are of the common dtype or promote to float32/float64, which
   // round nothing (element_access.hpp's rounds_through).
   EMBER_CHECK(!it.any_round, "internal error: ", unary_name(op), " got an input to round");
-  jit::JitFunction& f = function(op);
+  jit::JitFunction& f =
+      jit::jitted_function(unary_name(op), [op] { return unary_math_jit_code(op); });
   if (!it.round_out) return jit::run_elementwise(f, it);
   // An out= of another dtype than the result's, which is narrower than the
   // compute type (float16 results into a float32 out=): torch rounds to the
