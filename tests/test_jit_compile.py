@@ -204,6 +204,36 @@ def test_jiterator_errors_point_into_the_code_string(tmp_path):
     assert "jiterator_code(3)" in info.value.log
 
 
+@needs_nvrtc
+@pytest.mark.parametrize("common,inputs", [("float32", ["float32"]), ("float16", ["float16"]),
+                                           ("bfloat16", ["bfloat16"]), ("float64", ["float64"]),
+                                           ("float32", ["int32"])])
+def test_rare_unary_functions_compile(tmp_path, common, inputs):
+    # The floating unary ops the GPU compiles at first use instead of ahead of time
+    # (ops/pointwise/unary_jit.cpp): every one's source compiles for sm_90 here, so a
+    # mistake in a code string fails on the CPU machine.
+    ops = T.unary_math_jit()
+    assert {"exp2", "expm1", "log2", "log10", "log1p", "tan", "asin", "acos", "atan", "sinh",
+            "cosh", "asinh", "acosh", "atanh", "erfc", "frac"} == set(ops)
+    for op, code in ops.items():
+        name = f"ember_{op}"
+        src = T.jiterator_source(code, name, 1, common, inputs, [False], "")
+        r = T.compile(src, f"jiterator_{name}.cu", ["-std=c++17", "-default-device"], sm=90,
+                      cache_dir=str(tmp_path))
+        assert r["origin"] == "compiled", op
+
+
+def test_rare_unary_functions_call_the_math_of_the_aot_functors():
+    # The same CUDA math functions as unary_functors.hpp (math_functions.hpp): the float
+    # version for float, the double one for double.
+    if not ember._C._compiled_with_cuda:
+        pytest.skip("a CPU-only build of ember compiles no GPU code")
+    ops = T.unary_math_jit()
+    code = ops["asinh"]
+    assert "ember_asinh(T x)" in code and "asinhf(x)" in code and "asinh(x)" in code
+    assert "truncf(x)" in ops["frac"]
+
+
 # ---- kernel signatures ---------------------------------------------------------------
 
 def test_parse_kernel_params():

@@ -293,6 +293,45 @@ def test_unary_vs_torch(torch, fn, name):
     same(getattr(ember, fn)(x.t()), getattr(torch, fn)(tx.t()), torch, rtol=rtol)
 
 
+RARE_UNARY = ["exp2", "expm1", "log2", "log10", "log1p", "tan", "asin", "acos", "atan", "sinh",
+              "cosh", "asinh", "acosh", "atanh", "erfc", "frac"]
+
+
+@pytest.mark.parametrize("fn", RARE_UNARY)
+@pytest.mark.parametrize("name", ["float16", "bfloat16", "float32", "float64", "int32"])
+def test_rare_unary_compiled_at_first_use_vs_torch(torch, fn, name):
+    # These are compiled by NVRTC at first use (ops/pointwise/unary_jit.cpp): contiguous,
+    # strided, broadcast-free views, in-place, and an out= of a wider dtype, where torch
+    # rounds the result to the op's dtype before converting (float16 -> float32 out=).
+    lo, hi = UNARY[fn]
+    x = make(name, (129, 7), 21, lo, hi)
+    tx = tt(x, torch)
+    if fn == "frac" and name == "int32":
+        with pytest.raises(RuntimeError):
+            ember.frac(x)
+        return
+    f, tf = getattr(ember, fn), getattr(torch, fn)
+    rtol = 1e-5 if name == "float32" else None
+    same(f(x), tf(tx), torch, rtol=rtol)
+    same(f(x[:, 1::2]), tf(tx[:, 1::2]), torch, rtol=rtol)
+    same(f(x.t()), tf(tx.t()), torch, rtol=rtol)
+    if name in FLOATS:
+        y, ty = x.clone(), tx.clone()
+        getattr(y, fn + "_")()
+        getattr(ty, fn + "_")()
+        same(y, ty, torch, rtol=rtol)
+        wide = "float64" if name != "float64" else "float32"
+        out = ember.empty((7, 129), device="cuda", dtype=getattr(ember, wide)).t()
+        tout = torch.empty((7, 129), device="cuda", dtype=getattr(torch, wide)).t()
+        f(x, out=out)
+        tf(tx, out=tout)
+        # Rounded through x's dtype first, as torch: the values of f(x) converted.
+        assert torch.equal(torch.from_dlpack(out), torch.from_dlpack(f(x)).to(tout.dtype))
+        same(out, tout, torch, rtol=rtol)
+    # A second call reuses the compiled variant (and its result is the same).
+    assert torch.equal(torch.from_dlpack(f(x)), torch.from_dlpack(f(x)))
+
+
 @pytest.mark.parametrize("name", FLOATS)
 def test_activations_vs_torch(torch, name):
     x = make(name, (1000,), 13, -6, 6)
@@ -617,3 +656,31 @@ def test_cumsum_of_expanded_line_keeps_accuracy(torch):
     e = ember.tensor([5.48828125], dtype=ember.float16, device="cuda").expand(1000).cumsum(-1)
     exact = 5.48828125 * np.arange(1, 1001)
     assert np.abs(e.float().cpu().numpy() - exact).max() <= 4  # an ulp at 4096..5488
+
+
+@pytest.mark.parametrize("name", ["bool", "uint8", "int32", "float16", "bfloat16"])
+def test_rare_reductions_of_narrow_dtypes_vs_torch(torch, name):
+    # prod of bool/uint8/int32 and prod/var/std/norm/logsumexp of float16/bfloat16 run the
+    # kernels of a widened copy (int64, float32) since issue 13: non-contiguous inputs,
+    # dtype= and out= against torch.
+    x = (make(name, (20, 7, 30), 3, 1, 3) if name not in FLOATS else
+         make("float32", (20, 7, 30), 3, 0.9, 1.1).to(getattr(ember, name))).permute(2, 0, 1)
+    tx = tt(x, torch)
+    rtol = {"float16": 5e-3, "bfloat16": 3e-2}.get(name)
+    same(ember.prod(x, 1), torch.prod(tx, 1), torch, rtol=rtol)
+    if name not in FLOATS:
+        if name != "bool":
+            same(ember.prod(x, 2, dtype=x.dtype), torch.prod(tx, 2, dtype=tx.dtype), torch)
+        return
+    y = make(name, (20, 7, 30), 4, -2, 2).permute(2, 0, 1)
+    ty = tt(y, torch)
+    same(ember.var(y, 1), torch.var(ty, 1), torch, rtol=rtol, atol=1e-3)
+    same(ember.std(y, (0, 2), keepdim=True), torch.std(ty, (0, 2), keepdim=True), torch,
+         rtol=rtol, atol=1e-3)
+    same(ember.norm(y, 2, 1), torch.linalg.vector_norm(ty, 2, 1), torch, rtol=rtol, atol=1e-3)
+    same(ember.norm(y, 3, None), torch.linalg.vector_norm(ty, 3), torch, rtol=rtol, atol=1e-3)
+    same(ember.logsumexp(y, 2), torch.logsumexp(ty, 2), torch, rtol=rtol, atol=1e-3)
+    out, tout = ember.empty((30, 20), dtype=y.dtype, device="cuda"), \
+        torch.empty((30, 20), dtype=ty.dtype, device="cuda")
+    assert ember.norm(y, 2, 2, out=out) is out
+    same(out, torch.linalg.vector_norm(ty, 2, 2, out=tout), torch, rtol=rtol, atol=1e-3)

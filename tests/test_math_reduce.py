@@ -294,3 +294,38 @@ def test_var_and_std_of_tiny_values_do_not_underflow_on_the_cpu():
     x = np.array([1e-30, 3e-30, -2e-30], np.float32)
     assert ember.tensor(x).var().item() == pytest.approx(np.var(x.astype(np.float64), ddof=1),
                                                           rel=1e-6)
+
+
+def test_rare_reductions_of_narrow_dtypes_read_a_widened_copy():
+    """prod of bool/uint8/int32 and prod/var/std/norm/logsumexp of float16/bfloat16 run the
+    kernels of a widened copy (int64, float32: the same compute type); results as before:
+    integer products wrap as int64 products, dtype=/out= round once, non-contiguous inputs."""
+    a = rng.integers(1, 200, (7, 9)).astype(np.int64)
+    for dt in (ember.uint8, ember.int32):
+        x = to_ember(a.astype(NP[dt]), dt).t()  # non-contiguous
+        r = x.prod(1)
+        assert r.dtype == ember.int64
+        np.testing.assert_array_equal(to_np(r), np.prod(a.T, axis=1))  # wraps as int64
+        r8 = x.prod(0, dtype=dt)
+        assert r8.dtype == dt
+        np.testing.assert_array_equal(to_np(r8), np.prod(a.T, axis=0).astype(NP[dt]))
+    b = rng.integers(0, 2, (5, 6)).astype(np.bool_)
+    rb = to_ember(b, ember.bool).prod(0)
+    assert rb.dtype == ember.int64
+    np.testing.assert_array_equal(to_np(rb), np.prod(b, axis=0).astype(np.int64))
+    v = rng.uniform(-2, 2, (6, 10, 4))
+    for dt, tol in ((ember.float16, 4e-3), (ember.bfloat16, 3e-2)):
+        x = to_ember(v, dt).permute(2, 0, 1)
+        xf = to_np(x).astype(np.float64)
+        for got, ref in ((x.var(2), np.var(xf, axis=2, ddof=1)),
+                         (x.std((0, 2), keepdim=True),
+                          np.std(xf, axis=(0, 2), keepdims=True, ddof=1)),
+                         (x.norm(2, 1), np.sqrt((xf * xf).sum(1))),
+                         (x.norm(1, None), np.abs(xf).sum()),
+                         (x.logsumexp(1), logsumexp(xf, axis=1)),
+                         (ember.abs(x).add(0.5).prod(2), np.prod(np.abs(xf) + 0.5, axis=2))):
+            assert got.dtype == dt
+            assert_close(got, ref, rtol=tol, atol=1e-3)
+        out = ember.empty((4, 6), dtype=dt)
+        assert ember.norm(x, 2, 2, out=out) is out
+        assert_close(out, np.sqrt((xf * xf).sum(2)), rtol=tol, atol=1e-3)

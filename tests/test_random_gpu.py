@@ -93,6 +93,41 @@ def test_large_draw_matches_pieces_and_views():
     assert bits(s) == bits(big.view(5000, 2000))
 
 
+@pytest.mark.parametrize("draw", ["uniform", "normal", "exponential", "bernoulli", "random",
+                                  "log_normal", "geometric", "cauchy", "bernoulli_tensor",
+                                  "normal_tensor"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_non_dense_targets_draw_the_dense_values(draw, dtype):
+    # A target that is not contiguous and 16-byte aligned is drawn into a dense tensor
+    # and copied (random.cu): the same values at the same logical indices, and the
+    # generator advances as for a dense target.
+    dt = getattr(ember, dtype)
+    p = ember.rand(41, 300, device="cuda")
+    mean = ember.linspace(-1, 1, 41 * 300, device="cuda", dtype=dt).view(41, 300)
+    fills = {
+        "uniform": lambda t: t.uniform_(-2, 3), "normal": lambda t: t.normal_(1, 2),
+        "exponential": lambda t: t.exponential_(1.5), "bernoulli": lambda t: t.bernoulli_(0.3),
+        "random": lambda t: t.random_(0, 50), "log_normal": lambda t: t.log_normal_(0, 0.5),
+        "geometric": lambda t: t.geometric_(0.3), "cauchy": lambda t: t.cauchy_(0, 1),
+        "bernoulli_tensor": lambda t: t.bernoulli_(p),
+        "normal_tensor": lambda t: ember.normal(mean, 0.5, out=t),
+    }
+    targets = {
+        "dense": lambda: ember.empty(41, 300, device="cuda", dtype=dt),
+        "transposed": lambda: ember.empty(300, 41, device="cuda", dtype=dt).t(),
+        "sliced": lambda: ember.empty(41, 601, device="cuda", dtype=dt)[:, 1::2],
+        "misaligned": lambda: ember.empty(41 * 300 + 1, device="cuda", dtype=dt)[1:].view(41, 300),
+    }
+    got = {}
+    for name, make_target in targets.items():
+        t = make_target()
+        ember.manual_seed(17)
+        fills[draw](t)
+        got[name] = (bits(t), bits(ember.rand(9, device="cuda")))
+    for name in ("transposed", "sliced", "misaligned"):
+        assert got[name] == got["dense"], name
+
+
 def test_misaligned_and_odd_sized_targets():
     for dtype in (ember.float32, ember.float16, ember.float64, ember.int8):
         ember.manual_seed(6)

@@ -6,21 +6,12 @@
 #include "autograd/autocast.hpp"
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
+#include "autograd/grad_mode.hpp"
 #include "ops/nn/conv.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
 
 namespace ember::autograd {
-
-namespace {
-
-void refuse_double_backward(const char* op) {
-  if (GradMode::is_enabled())
-    throw Error(detail::str("the derivative of ", op, "'s backward is not implemented in ember: "
-                            "call backward()/autograd.grad() through it without create_graph=True"));
-}
-
-}  // namespace
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
               const ops::Conv2dParams& p) {

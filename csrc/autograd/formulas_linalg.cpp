@@ -24,9 +24,8 @@ bool is_zero(const Scalar& s) { return s.to_double() == 0.0 && s.to_complex().im
 
 Tensor mT(const Tensor& t) { return autograd::transpose(t, -2, -1); }
 // Complex gradients multiply by the conjugates of the other operands (torch's
-// convention); for real tensors these are the tensors themselves.
-Tensor cj(const Tensor& t) { return autograd::conj(t); }
-Tensor mH(const Tensor& t) { return cj(mT(t)); }
+// convention, autograd::conj); for real tensors these are the tensors themselves.
+Tensor mH(const Tensor& t) { return autograd::conj(mT(t)); }
 
 }  // namespace
 
@@ -111,8 +110,8 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
   if (!needs_grad(mat, vec)) return out;
   auto node = record("MvBackward0", {&mat, &vec}, {&out}, [](FormulaNode& n, TensorList& g) -> TensorList {
     TensorList r(2);
-    if (n.needs(0)) r[0] = autograd::outer(g[0], cj(n.saved(1)));
-    if (n.needs(1)) r[1] = autograd::mv(cj(autograd::t_2d(n.saved(0))), g[0]);
+    if (n.needs(0)) r[0] = autograd::outer(g[0], autograd::conj(n.saved(1)));
+    if (n.needs(1)) r[1] = autograd::mv(autograd::conj(autograd::t_2d(n.saved(0))), g[0]);
     return r;
   });
   node->save(requires_grad(vec) ? mat : Tensor());
@@ -130,8 +129,8 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   if (!needs_grad(a, b)) return out;
   auto node = record("DotBackward0", {&a, &b}, {&out}, [](FormulaNode& n, TensorList& g) -> TensorList {
     TensorList r(2);
-    if (n.needs(0)) r[0] = autograd::mul(cj(n.saved(1)), g[0]);
-    if (n.needs(1)) r[1] = autograd::mul(cj(n.saved(0)), g[0]);
+    if (n.needs(0)) r[0] = autograd::mul(autograd::conj(n.saved(1)), g[0]);
+    if (n.needs(1)) r[1] = autograd::mul(autograd::conj(n.saved(0)), g[0]);
     return r;
   });
   node->save(requires_grad(b) ? a : Tensor());
@@ -144,8 +143,8 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   if (!needs_grad(a, b)) return out;
   auto node = record("OuterBackward0", {&a, &b}, {&out}, [](FormulaNode& n, TensorList& g) -> TensorList {
     TensorList r(2);
-    if (n.needs(0)) r[0] = autograd::mv(g[0], cj(n.saved(1)));
-    if (n.needs(1)) r[1] = autograd::mv(autograd::t_2d(g[0]), cj(n.saved(0)));
+    if (n.needs(0)) r[0] = autograd::mv(g[0], autograd::conj(n.saved(1)));
+    if (n.needs(1)) r[1] = autograd::mv(autograd::t_2d(g[0]), autograd::conj(n.saved(0)));
     return r;
   });
   node->save(requires_grad(b) ? a : Tensor());
@@ -167,11 +166,11 @@ void record_addprod(const char* name, const Tensor& out, const Tensor& self, con
     if (n.needs(0) && !is_zero(beta)) r[0] = sum_to(scaled(g[0], beta.conj()), ss);
     if (n.needs(0) && is_zero(beta)) r[0] = zeros(ss, g[0].dtype(), g[0].device());
     if (n.needs(1)) {
-      r[1] = vector ? autograd::outer(g[0], cj(n.saved(1))) : prod(g[0], mH(n.saved(1)));
+      r[1] = vector ? autograd::outer(g[0], autograd::conj(n.saved(1))) : prod(g[0], mH(n.saved(1)));
       r[1] = scaled(r[1], alpha.conj());
     }
     if (n.needs(2)) {
-      r[2] = vector ? autograd::mv(cj(autograd::t_2d(n.saved(0))), g[0])
+      r[2] = vector ? autograd::mv(autograd::conj(autograd::t_2d(n.saved(0))), g[0])
                     : prod(mH(n.saved(0)), g[0]);
       r[2] = scaled(r[2], alpha.conj());
     }
@@ -247,14 +246,14 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
                      [bs](FormulaNode& n, TensorList& g) -> TensorList {
     TensorList r(3);
     const Tensor& G = g[0];  // [*, out]
-    if (n.needs(0)) r[0] = autograd::matmul(G, cj(n.saved(1)));  // [*, out] @ [out, in]
+    if (n.needs(0)) r[0] = autograd::matmul(G, autograd::conj(n.saved(1)));  // [*, out] @ [out, in]
     if (n.needs(1) || n.needs(2)) {
       const int64_t out_f = G.dim() ? G.sizes().back() : 1;
       const Tensor G2 = G.dim() == 2 ? G : autograd::reshape(G, {-1, out_f});
       if (n.needs(1)) {
         const Tensor X = n.saved(0);
         const Tensor X2 = X.dim() == 2 ? X : autograd::reshape(X, {-1, X.sizes().back()});
-        r[1] = autograd::mm(autograd::t_2d(G2), cj(X2));  // [out, N] @ [N, in]
+        r[1] = autograd::mm(autograd::t_2d(G2), autograd::conj(X2));  // [out, N] @ [N, in]
       }
       if (n.needs(2)) r[2] = sum_to(G2, bs);
     }
@@ -367,7 +366,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
         if (j == i) continue;
         eq += "," + sp.inputs[j];
         elsewhere.insert(sp.inputs[j].begin(), sp.inputs[j].end());
-        args.push_back(cj(saved[j]));
+        args.push_back(autograd::conj(saved[j]));
       }
       std::string target;
       for (char c : sp.inputs[i]) {

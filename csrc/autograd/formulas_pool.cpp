@@ -5,6 +5,7 @@
 // create_graph=True).
 #include "autograd/dispatch.hpp"
 #include "autograd/functions.hpp"
+#include "autograd/grad_mode.hpp"
 #include "ops/nn/pool.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/views.hpp"
@@ -12,12 +13,6 @@
 namespace ember::autograd {
 
 namespace {
-
-void refuse_double_backward(const char* op) {
-  if (GradMode::is_enabled())
-    throw Error(detail::str("the derivative of ", op, "'s backward is not implemented in ember: "
-                            "call backward()/autograd.grad() through it without create_graph=True"));
-}
 
 Tensor batched(const Tensor& x, const char* op) {
   EMBER_CHECK(x.dim() == 3 || x.dim() == 4, op, "(): Expected 3D or 4D (batch mode) tensor "

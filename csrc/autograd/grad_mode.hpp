@@ -16,6 +16,11 @@ struct InferenceMode {
   static void set_enabled(bool enabled) noexcept;
 };
 
+// For the backward of an op whose backward is not differentiable itself
+// (conv2d, the pools): with grad mode on (create_graph=True) it throws an
+// Error naming `op`; otherwise it does nothing.
+void refuse_double_backward(const char* op);
+
 // Sets grad mode for a scope and restores the previous value.
 class GradModeGuard {
  public:

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings/bindings.hpp"
+#include "runtime/build_info.hpp"
 #include "runtime/cuda_device.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/init.hpp"
@@ -135,10 +136,7 @@ void bind_cuda_device(py::module_& c) {
   c.def("_driver_version_string", &nvml::driver_version, "The driver's own version string.");
   c.def("can_device_access_peer", &can_device_access_peer, py::arg("device"),
         py::arg("peer_device"), "Whether `device` can access `peer_device`'s memory directly.");
-#ifndef EMBER_CUDA_ARCHS
-#define EMBER_CUDA_ARCHS ""
-#endif
-  c.attr("_arch_flags") = EMBER_CUDA_ARCHS;  // CMAKE_CUDA_ARCHITECTURES of this build
+  c.attr("_arch_flags") = cuda::arch_flags();  // CMAKE_CUDA_ARCHITECTURES of this build
   c.def("_nvml_available", &nvml::available);
   c.def("_nvml_uuids", &nvml::device_uuids, "The GPUs' UUIDs in NVML's order.");
   c.def(

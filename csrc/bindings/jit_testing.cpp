@@ -20,6 +20,7 @@
 #include "ops/jit/kernel_cache.hpp"
 #include "ops/pointwise/special_jit.hpp"
 #include "ops/jit/module.hpp"
+#include "ops/pointwise/unary.hpp"
 #include "runtime/cuda_device.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/nvrtc.hpp"
@@ -162,6 +163,20 @@ void bind_jit_testing(py::module_& m) {
       py::arg("inputs"), py::arg("by_value"), py::arg("extras") = "",
       "The source the jiterator generates; extras is one letter per extra argument: "
       "'b' bool, 'l' int, 'd' float.");
+  t.def(
+      "unary_math_jit",
+      [] {
+        // The floating unary ops the GPU compiles at first use: name -> the source of
+        // its function template ember_<name>, for the CPU tests that compile them.
+        py::dict d;
+        for (int k = 0; k <= int(ops::UnaryOp::Frac); ++k) {
+          const auto op = static_cast<ops::UnaryOp>(k);
+          if (!ops::internal::unary_math_is_jit(op)) continue;
+          d[ops::unary_name(op)] = ops::internal::unary_math_jit_code(op);
+        }
+        return d;
+      },
+      "{op name: code of ember_<name>} of the unary ops compiled at first use on the GPU.");
   t.def(
       "special_jit_sources",
       [] {

@@ -6,8 +6,8 @@
 // same storage type T computed in C (and the output is T, or bool for
 // predicates), rows run typed loops; rows whose operands are contiguous or
 // constant (a number, a broadcast element) are plain counted loops the
-// compiler vectorises. Mixed dtypes load and store through a switch on the
-// dtype (element_access.hpp). Large tensors are split over the thread pool
+// compiler vectorises. Mixed dtypes load and store blocks of elements through
+// a switch on the dtype (element_access.hpp, DynamicLoop below). Large tensors are split over the thread pool
 // (cpu_parallel.hpp).
 #pragma once
 
@@ -66,9 +66,11 @@ struct TypedLoop {
         dense = dense && s[k + 1] == int64_t(sizeof(T));
       }
     }
-    if (dense) {
+    // Every input constant (all broadcast or numbers) is rare: the strided loop
+    // below takes it, and no counted loop is compiled for it.
+    if (dense && mask != (1 << NIN) - 1) {
       typed_row_masked<NIN, C, T, Out>(mask, f, p, n, cval,
-                                       std::make_integer_sequence<int, (1 << NIN)>{});
+                                       std::make_integer_sequence<int, (1 << NIN) - 1>{});
       return;
     }
     for (int64_t i = 0; i < n; ++i) {
@@ -82,6 +84,39 @@ struct TypedLoop {
   }
 };
 
+// The mixed-dtype loops work in blocks of kDynamicBlock elements: each input
+// is loaded (and rounded through `common` where it.round says) into a buffer
+// of C, the functor runs over the buffers, and the results are rounded and
+// stored. The loads and stores switch on the dtype once per block, in
+// functions of C (or the result type) alone, shared by every op of a file:
+// per op only the functor's loop is compiled (the build time of the files with
+// many ops, docs/design/build.md), and each element costs no switch.
+constexpr int64_t kDynamicBlock = 256;
+
+#if defined(_MSC_VER) && !defined(__clang__)
+#define EMBER_CPU_NOINLINE __declspec(noinline)
+#else
+#define EMBER_CPU_NOINLINE __attribute__((noinline))
+#endif
+
+template <typename C>
+EMBER_CPU_NOINLINE void load_block(C* dst, const char* p, int64_t stride, int64_t n,
+                                          ScalarType dt, bool round, ScalarType common) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = load_as<C>(p + i * stride, dt);
+  if (round) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = round_through(dst[i], common);
+  }
+}
+
+template <typename R>
+EMBER_CPU_NOINLINE void store_block(char* p, int64_t stride, int64_t n, ScalarType dt,
+                                           R* src, bool round, ScalarType result) {
+  if (round) {
+    for (int64_t i = 0; i < n; ++i) src[i] = round_result(src[i], result);
+  }
+  for (int64_t i = 0; i < n; ++i) store_as(p + i * stride, dt, src[i]);
+}
+
 template <int NIN, typename C, typename F>
 struct DynamicLoop {
   const F& f;
@@ -89,15 +124,26 @@ struct DynamicLoop {
   C byval[NIN];
 
   void operator()(char* const* p, const int64_t* s, int64_t n) const {
-    for (int64_t i = 0; i < n; ++i) {
-      C a[NIN];
+    using R = typename ResultOf<F, C, NIN>::type;
+    C a[NIN][kDynamicBlock];
+    R r[kDynamicBlock];
+    for (int64_t i0 = 0; i0 < n; i0 += kDynamicBlock) {
+      const int64_t m = n - i0 < kDynamicBlock ? n - i0 : kDynamicBlock;
       for (int k = 0; k < NIN; ++k) {
-        a[k] = it.by_value[k + 1] ? byval[k] : load_as<C>(p[k + 1] + i * s[k + 1], it.dtype[k + 1]);
-        if (it.round[k + 1]) a[k] = round_through(a[k], it.common);
+        if (it.by_value[k + 1]) {
+          const C v = it.round[k + 1] ? round_through(byval[k], it.common) : byval[k];
+          for (int64_t i = 0; i < m; ++i) a[k][i] = v;
+        } else {
+          load_block<C>(a[k], p[k + 1] + i0 * s[k + 1], s[k + 1], m, it.dtype[k + 1],
+                        it.round[k + 1], it.common);
+        }
       }
-      auto r = apply_n(f, a);
-      if (it.round_out) r = round_result(r, it.result);
-      store_as(p[0] + i * s[0], it.dtype[0], r);
+      for (int64_t i = 0; i < m; ++i) {
+        C x[NIN];
+        for (int k = 0; k < NIN; ++k) x[k] = a[k][i];
+        r[i] = apply_n(f, x);
+      }
+      store_block<R>(p[0] + i0 * s[0], s[0], m, it.dtype[0], r, it.round_out, it.result);
     }
   }
 };
@@ -127,7 +173,11 @@ bool dispatch_storage(ScalarType dt, F&& f) {
   } else if (!is_complex(dt)) {
     dispatch(dt, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (std::is_same<compute_t<T>, C>::value) {
+      // int8 and int16 take the mixed-dtype loop, as on the GPU: rare, and it
+      // keeps the number of instantiations (the build time) down.
+      constexpr bool kNarrowInt =
+          std::is_same<T, int8_t>::value || std::is_same<T, int16_t>::value;
+      if constexpr (std::is_same<compute_t<T>, C>::value && !kNarrowInt) {
         f(tag);
         done = true;
       }

@@ -16,13 +16,15 @@ namespace ember::cuda {
 
 namespace {
 
-constexpr int kMaxDevices = 256;
+// Its own bound (runtime/stream.hpp's kMaxDevices is 64): a distinct name, as the
+// precompiled header (docs/design/build.md) brings stream.hpp into every file.
+constexpr int kMaxRecordDevices = 256;
 
 struct Records {
   std::mutex mu;
   std::set<std::string> names;
-  IndexErrorRecord* host[kMaxDevices] = {};
-  IndexErrorRecord* dev[kMaxDevices] = {};
+  IndexErrorRecord* host[kMaxRecordDevices] = {};
+  IndexErrorRecord* dev[kMaxRecordDevices] = {};
   std::atomic<int> count{0};  // devices with a record (0: the checks are one load)
 };
 
@@ -41,7 +43,7 @@ const char* intern_op_name(const char* name) {
 
 #if EMBER_WITH_CUDA
 IndexErrorRecord* index_error_record(int device) {
-  EMBER_CHECK(device >= 0 && device < kMaxDevices, "index error record: bad device index ",
+  EMBER_CHECK(device >= 0 && device < kMaxRecordDevices, "index error record: bad device index ",
               device);
   Records& r = records();
   std::lock_guard<std::mutex> lock(r.mu);
@@ -63,7 +65,7 @@ IndexErrorRecord* index_error_record(int device) {
 void check_index_errors(int device) {
 #if EMBER_WITH_CUDA
   Records& r = records();
-  if (r.count.load(std::memory_order_acquire) == 0 || device < 0 || device >= kMaxDevices) return;
+  if (r.count.load(std::memory_order_acquire) == 0 || device < 0 || device >= kMaxRecordDevices) return;
   IndexErrorRecord* h = nullptr;
   {
     std::lock_guard<std::mutex> lock(r.mu);
@@ -93,7 +95,7 @@ void check_all_index_errors() {
 #if EMBER_WITH_CUDA
   Records& r = records();
   if (r.count.load(std::memory_order_acquire) == 0) return;
-  for (int d = 0; d < kMaxDevices; ++d) {
+  for (int d = 0; d < kMaxRecordDevices; ++d) {
     bool has = false;
     {
       std::lock_guard<std::mutex> lock(r.mu);

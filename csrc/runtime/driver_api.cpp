@@ -9,12 +9,12 @@
 
 #include "runtime/errors.hpp"
 #include "runtime/init.hpp"
+#include "runtime/stream.hpp"  // kMaxDevices
 
 namespace ember::cuda {
 
 namespace {
 
-constexpr int kMaxDevices = 64;
 // The primary context of each device, once seen current after cudaSetDevice.
 std::atomic<CUcontext> g_primary[kMaxDevices] = {};
 

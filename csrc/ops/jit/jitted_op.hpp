@@ -3,8 +3,9 @@
 // kernel_cache.hpp) instead of ahead of time: ops that are rarely hot, or
 // have many dtype combinations, and would otherwise add precompiled kernels
 // (and minutes) to the build. Used by the complex functions
-// (ops/pointwise/complex_jit.cpp) and the torch.special functions of
-// ops/pointwise/special_jit.hpp.
+// (ops/pointwise/complex_jit.cpp), the torch.special functions of
+// ops/pointwise/special_jit.hpp and the rare floating unary functions
+// (ops/pointwise/unary_jit.cpp).
 //
 // An op is a name and the source of one function template,
 //

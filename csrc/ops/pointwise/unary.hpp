@@ -10,6 +10,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "ops/elementwise.hpp"
 #include "tensor/tensor.hpp"
@@ -64,8 +65,25 @@ void unary_basic_cpu(UnaryOp op, const ElementwiseIter& it, const UnaryArgs& arg
 #if EMBER_WITH_CUDA
 void unary_math_cuda(UnaryOp op, const ElementwiseIter& it, const UnaryArgs& args);
 void unary_basic_cuda(UnaryOp op, const ElementwiseIter& it, const UnaryArgs& args);
+// unary_jit.cpp: the rarely used floating functions, compiled for the GPU at
+// first use (NVRTC, then the memory and disk caches) rather than built ahead
+// of time; unary_math_is_jit says which.
+void unary_math_jit(UnaryOp op, const ElementwiseIter& it);
+// Its function template ember_<unary_name(op)> (jit/jitted_op.hpp).
+std::string unary_math_jit_code(UnaryOp op);
 #endif
 inline bool is_math_op(UnaryOp op) { return op <= UnaryOp::Frac; }
+constexpr bool unary_math_is_jit(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Exp2: case UnaryOp::Expm1: case UnaryOp::Log2: case UnaryOp::Log10:
+    case UnaryOp::Log1p: case UnaryOp::Tan: case UnaryOp::Asin: case UnaryOp::Acos:
+    case UnaryOp::Atan: case UnaryOp::Sinh: case UnaryOp::Cosh: case UnaryOp::Asinh:
+    case UnaryOp::Acosh: case UnaryOp::Atanh: case UnaryOp::Erfc: case UnaryOp::Frac:
+      return true;
+    default:
+      return false;
+  }
+}
 }  // namespace internal
 
 }  // namespace ember::ops

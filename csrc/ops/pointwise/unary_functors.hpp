@@ -139,47 +139,56 @@ struct LogicalNotF {
   EMBER_HD_INLINE bool operator()(C x) const { return x == C(0); }
 };
 
-template <typename C, typename Runner>
+// kRare: with the functions the CUDA build compiles at first use instead
+// (internal::unary_math_is_jit, unary_jit.cpp); the CPU has them all.
+template <typename C, bool kRare, typename Runner>
 void dispatch_unary_math_c(UnaryOp op, Runner& r) {
+  if constexpr (kRare) {
+    switch (op) {
+      case UnaryOp::Exp2: return r.template run<C, 1>(Exp2F<C>{});
+      case UnaryOp::Expm1: return r.template run<C, 1>(Expm1F<C>{});
+      case UnaryOp::Log2: return r.template run<C, 1>(Log2F<C>{});
+      case UnaryOp::Log10: return r.template run<C, 1>(Log10F<C>{});
+      case UnaryOp::Log1p: return r.template run<C, 1>(Log1pF<C>{});
+      case UnaryOp::Tan: return r.template run<C, 1>(TanF<C>{});
+      case UnaryOp::Asin: return r.template run<C, 1>(AsinF<C>{});
+      case UnaryOp::Acos: return r.template run<C, 1>(AcosF<C>{});
+      case UnaryOp::Atan: return r.template run<C, 1>(AtanF<C>{});
+      case UnaryOp::Sinh: return r.template run<C, 1>(SinhF<C>{});
+      case UnaryOp::Cosh: return r.template run<C, 1>(CoshF<C>{});
+      case UnaryOp::Asinh: return r.template run<C, 1>(AsinhF<C>{});
+      case UnaryOp::Acosh: return r.template run<C, 1>(AcoshF<C>{});
+      case UnaryOp::Atanh: return r.template run<C, 1>(AtanhF<C>{});
+      case UnaryOp::Erfc: return r.template run<C, 1>(ErfcF<C>{});
+      case UnaryOp::Frac: return r.template run<C, 1>(FracF<C>{});
+      default: break;
+    }
+  }
   switch (op) {
     case UnaryOp::Sqrt: return r.template run<C, 1>(SqrtF<C>{});
     case UnaryOp::Rsqrt: return r.template run<C, 1>(RsqrtF<C>{});
     case UnaryOp::Exp: return r.template run<C, 1>(ExpF<C>{});
-    case UnaryOp::Exp2: return r.template run<C, 1>(Exp2F<C>{});
-    case UnaryOp::Expm1: return r.template run<C, 1>(Expm1F<C>{});
     case UnaryOp::Log: return r.template run<C, 1>(LogF<C>{});
-    case UnaryOp::Log2: return r.template run<C, 1>(Log2F<C>{});
-    case UnaryOp::Log10: return r.template run<C, 1>(Log10F<C>{});
-    case UnaryOp::Log1p: return r.template run<C, 1>(Log1pF<C>{});
     case UnaryOp::Sin: return r.template run<C, 1>(SinF<C>{});
     case UnaryOp::Cos: return r.template run<C, 1>(CosF<C>{});
-    case UnaryOp::Tan: return r.template run<C, 1>(TanF<C>{});
-    case UnaryOp::Asin: return r.template run<C, 1>(AsinF<C>{});
-    case UnaryOp::Acos: return r.template run<C, 1>(AcosF<C>{});
-    case UnaryOp::Atan: return r.template run<C, 1>(AtanF<C>{});
-    case UnaryOp::Sinh: return r.template run<C, 1>(SinhF<C>{});
-    case UnaryOp::Cosh: return r.template run<C, 1>(CoshF<C>{});
     case UnaryOp::Tanh: return r.template run<C, 1>(TanhF<C>{});
-    case UnaryOp::Asinh: return r.template run<C, 1>(AsinhF<C>{});
-    case UnaryOp::Acosh: return r.template run<C, 1>(AcoshF<C>{});
-    case UnaryOp::Atanh: return r.template run<C, 1>(AtanhF<C>{});
     case UnaryOp::Sigmoid: return r.template run<C, 1>(SigmoidF<C>{});
     case UnaryOp::Erf: return r.template run<C, 1>(ErfF<C>{});
-    case UnaryOp::Erfc: return r.template run<C, 1>(ErfcF<C>{});
     case UnaryOp::Reciprocal: return r.template run<C, 1>(ReciprocalF<C>{});
     case UnaryOp::Gelu: return r.template run<C, 1>(GeluF<C>{});
     case UnaryOp::GeluTanh: return r.template run<C, 1>(GeluTanhF<C>{});
     case UnaryOp::Silu: return r.template run<C, 1>(SiluF<C>{});
-    case UnaryOp::Frac: return r.template run<C, 1>(FracF<C>{});
     default: break;
   }
   throw Error("internal error: not a floating unary op");
 }
 
-template <typename Runner>
+template <bool kRare = true, typename Runner>
 void dispatch_unary_math(UnaryOp op, const ElementwiseIter& it, Runner& r) {
-  if (compute_dtype(it.common) == ScalarType::Float64) return dispatch_unary_math_c<double>(op, r);
-  return dispatch_unary_math_c<float>(op, r);
+  if (compute_dtype(it.common) == ScalarType::Float64) {
+    return dispatch_unary_math_c<double, kRare>(op, r);
+  }
+  return dispatch_unary_math_c<float, kRare>(op, r);
 }
 
 // round_to: torch's CPU kernel scales in float (opmath); its CUDA kernel in

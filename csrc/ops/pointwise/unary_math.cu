@@ -1,6 +1,7 @@
 // The floating unary functions on the GPU (sqrt, exp, log, trig, erf,
 // sigmoid, gelu, silu, ...): unary_functors.hpp through the elementwise CUDA
-// runner; float and double compute types only.
+// runner; float and double compute types only. The rarely used ones
+// (unary_math_is_jit) are compiled at first use instead (unary_jit.cpp).
 #include "ops/elementwise.cuh"
 #include "ops/pointwise/complex.hpp"
 #include "ops/pointwise/unary.hpp"
@@ -10,8 +11,9 @@ namespace ember::ops::internal {
 
 void unary_math_cuda(UnaryOp op, const ElementwiseIter& it, const UnaryArgs&) {
   if (is_complex(it.common)) return unary_complex_cuda(op, it);
+  if (unary_math_is_jit(op)) return unary_math_jit(op, it);
   CudaRunner r{it};
-  dispatch_unary_math(op, it, r);
+  dispatch_unary_math</*kRare=*/false>(op, it, r);
 }
 
 }  // namespace ember::ops::internal

@@ -3,13 +3,14 @@
 //
 // Each thread takes Philox blocks b = global id, global id + grid size, ...
 // (a grid-stride loop), computes the block's four words, turns them into E
-// values and writes elements b*E .. b*E+E-1. Contiguous aligned outputs have
-// a kernel of their own writing one vector store per block (a float4 for
-// float32); other layouts compute each element's address from its logical index. The values
-// depend on the block index only, never on the grid.
+// values and writes elements b*E .. b*E+E-1 with one vector store (a float4
+// for float32). Outputs that are not contiguous and 16-byte aligned are drawn
+// into a new contiguous tensor and copied. The values depend on the block
+// index only, never on the grid.
 #include <algorithm>
 #include <atomic>
 
+#include "ops/copy/copy.hpp"
 #include "ops/cuda_loops.cuh"
 #include "ops/random/random.hpp"
 #include "ops/random/random_dispatch.hpp"
@@ -54,33 +55,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Any other layout: each element's address from its logical index.
-template <typename T, typename S, typename M>
-__global__ void __launch_bounds__(kThreads)
-    random_kernel(rnd::Logical out, int64_t n, uint64_t seed, uint64_t offset, S sampler, M map) {
-  using Acc = typename S::Acc;
-  constexpr int E = S::E;
-  const int64_t blocks = (n + E - 1) / E;
-  for (int64_t b = global_id(); b < blocks; b += grid_size()) {
-    const philox::Words w = philox::block(seed, offset + static_cast<uint64_t>(b));
-    Acc v[E];
-    sampler(w, v);
-    const int64_t i0 = b * E;
-    if (out.ndim == 0) {
-      T* p = reinterpret_cast<T*>(out.data) + i0;
-#pragma unroll
-      for (int e = 0; e < E; ++e) {
-        if (i0 + e < n) p[e] = map(v[e], i0 + e);
-      }
-    } else {
-#pragma unroll
-      for (int e = 0; e < E; ++e) {
-        if (i0 + e < n) *reinterpret_cast<T*>(out.at(i0 + e)) = map(v[e], i0 + e);
-      }
-    }
-  }
-}
-
 // Exactly one wave of resident thread blocks (as many as the kernel's
 // register use lets each SM hold, asked once per kernel and device): a
 // partial second wave would leave most SMs idle at the end. Each thread then
@@ -113,21 +87,24 @@ struct CudaRunner {
     cuda::DeviceGuard guard(dev);
     const int64_t n = out.numel();
     const uint64_t blocks = internal::blocks_for_draw(n, E);
-    const rnd::Logical l = rnd::make_logical(out);
+    const rnd::Logical l = rnd::make_logical(out);  // checks the layout (as the CPU)
     const bool vector_store =
         l.ndim == 0 && reinterpret_cast<uintptr_t>(l.data) % sizeof(Vec<T, E>) == 0;
+    // Other layouts (strided, or contiguous but misaligned) draw into a new
+    // contiguous tensor and copy: the values depend on the logical index only,
+    // so they are the same, and one kernel per distribution and dtype is
+    // built instead of two (build time; these layouts are rare).
+    Tensor dense = vector_store ? out : Tensor::empty(out.sizes(), out.dtype(), out.device());
+    T* data = static_cast<T*>(dense.data_ptr());
+    EMBER_CHECK(reinterpret_cast<uintptr_t>(data) % sizeof(Vec<T, E>) == 0,
+                "internal error: a new CUDA tensor is not 16-byte aligned");
     const PhiloxState st = gen.reserve(blocks);
     cudaStream_t stream = cuda::current_stream(dev).handle();
-    if (vector_store) {
-      const unsigned grid = grid_for<&random_contig_kernel<T, S, M>>(static_cast<int64_t>(blocks), dev);
-      random_contig_kernel<T, S, M><<<grid, kThreads, 0, stream>>>(
-          reinterpret_cast<T*>(l.data), n, st.seed, st.offset, sampler, map);
-    } else {
-      const unsigned grid = grid_for<&random_kernel<T, S, M>>(static_cast<int64_t>(blocks), dev);
-      random_kernel<T, S, M><<<grid, kThreads, 0, stream>>>(
-          l, n, st.seed, st.offset, sampler, map);
-    }
+    const unsigned grid = grid_for<&random_contig_kernel<T, S, M>>(static_cast<int64_t>(blocks), dev);
+    random_contig_kernel<T, S, M><<<grid, kThreads, 0, stream>>>(data, n, st.seed, st.offset,
+                                                                  sampler, map);
     EMBER_KERNEL_LAUNCH_CHECK();
+    if (!vector_store) copy_(out, dense);
   }
 };
 
