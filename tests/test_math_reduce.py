@@ -296,9 +296,8 @@ def test_var_and_std_of_tiny_values_do_not_underflow_on_the_cpu():
                                                           rel=1e-6)
 
 
-def test_rare_reductions_of_narrow_dtypes_read_a_widened_copy():
-    """prod of bool/uint8/int32 and prod/var/std/norm/logsumexp of float16/bfloat16 run the
-    kernels of a widened copy (int64, float32: the same compute type); results as before:
+def test_rare_reductions_of_narrow_dtypes():
+    """prod of bool/uint8/int32 and prod/var/std/norm/logsumexp of float16/bfloat16:
     integer products wrap as int64 products, dtype=/out= round once, non-contiguous inputs."""
     a = rng.integers(1, 200, (7, 9)).astype(np.int64)
     for dt in (ember.uint8, ember.int32):

@@ -87,24 +87,6 @@ Tensor kernel_input(ReduceOp op, const Tensor& x) {
   return x;
 }
 
-// The storage the kernels of op take (reduce_dispatch.hpp's reduce_kernel_for):
-// the rare reductions of narrow storage read a widened copy, which computes
-// the same (the same compute type): prod of bool/uint8/int32 reads int64,
-// prod, var/std, norm and logsumexp of float16/bfloat16 read float32.
-Tensor widen_rare(ReduceOp op, const Tensor& kx) {
-  const ScalarType t = kx.dtype();
-  if (op == ReduceOp::Prod &&
-      (t == ScalarType::Bool || t == ScalarType::UInt8 || t == ScalarType::Int32)) {
-    return to(kx, kx.device(), ScalarType::Int64);
-  }
-  const bool rare = op == ReduceOp::Prod || op == ReduceOp::Var || op == ReduceOp::Std ||
-                    op == ReduceOp::Norm || op == ReduceOp::LogSumExp;
-  if (rare && (t == ScalarType::Float16 || t == ScalarType::BFloat16)) {
-    return to(kx, kx.device(), ScalarType::Float32);
-  }
-  return kx;
-}
-
 void check_nonempty(ReduceOp op, const Tensor& x, const Dims& dims,
                     const std::vector<bool>& red) {
   if (!is_minmax(op)) return;
@@ -455,14 +437,13 @@ Tensor reduce(ReduceOp op, const Tensor& x_in, const Dims& dims, bool keepdim,
       return deliver(reshape(v, reduced_shape(x.sizes(), red, keepdim)), out, reduce_name(op));
     }
   }
-  const Tensor kin = kernel_input(op, x);
+  const Tensor kx = kernel_input(op, x);
   if (op == ReduceOp::LogSumExp && !args.result_dtype && !args.lse_relative &&
-      (kin.dtype() == ScalarType::Float16 || kin.dtype() == ScalarType::BFloat16 ||
+      (kx.dtype() == ScalarType::Float16 || kx.dtype() == ScalarType::BFloat16 ||
        (out.defined() && out.dtype() != rdt))) {
-    return deliver(logsumexp_steps(kin, red, keepdim, out.defined() ? out.dtype() : rdt), out,
+    return deliver(logsumexp_steps(kx, red, keepdim, out.defined() ? out.dtype() : rdt), out,
                    reduce_name(op));
   }
-  const Tensor kx = widen_rare(op, kin);
   // all/any write bool or uint8 into out= whatever the input (torch's kernels)
   const ScalarType odt =
       (op == ReduceOp::All || op == ReduceOp::Any) && out.defined() ? out.dtype() : rdt;

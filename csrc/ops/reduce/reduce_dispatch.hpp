@@ -54,29 +54,6 @@ struct runner_wide_var : std::false_type {};
 template <typename R>
 struct runner_wide_var<R, std::void_t<decltype(R::kWideVar)>> : std::bool_constant<R::kWideVar> {};
 
-// Whether op has kernels for storage type In. The rare reductions of narrow
-// storage have none: reduce.cpp (widen_rare) gives them a widened copy, whose
-// kernels compute the same (the same compute type): prod of uint8/int32 reads
-// int64, and prod, var/std, norm and logsumexp of float16/bfloat16 read
-// float32. Sum and mean take every storage type (hot: a copy would double
-// their traffic). Not building these kernels saved about a third of
-// reduce_arith.cu's build time and a part of reduce.cpp's (docs/design/build.md).
-template <typename In>
-constexpr bool reduce_kernel_for(ReduceOp op) {
-  constexpr bool kNarrowFloat = std::is_same<In, Half>::value || std::is_same<In, BFloat16>::value;
-  switch (op) {
-    case ReduceOp::Prod:
-      return !kNarrowFloat && !std::is_same<In, uint8_t>::value && !std::is_same<In, int32_t>::value;
-    case ReduceOp::Var:
-    case ReduceOp::Std:
-    case ReduceOp::Norm:
-    case ReduceOp::LogSumExp:
-      return !kNarrowFloat;
-    default:
-      return true;
-  }
-}
-
 // Sum, prod, mean, var/std, norm, logsumexp, all, any.
 template <typename Runner>
 void dispatch_reduce_arith(const ReduceParams& p, Runner& r) {
@@ -84,12 +61,9 @@ void dispatch_reduce_arith(const ReduceParams& p, Runner& r) {
     using In = typename decltype(tag)::type;
     using C = compute_t<In>;
     constexpr bool kFloat = std::is_floating_point<C>::value;
-    constexpr bool kVarNorm = reduce_kernel_for<In>(ReduceOp::Var);  // and std/norm/logsumexp
     switch (p.op) {
       case ReduceOp::Sum: return r.template run<In>(SumR<C>{});
-      case ReduceOp::Prod:
-        if constexpr (reduce_kernel_for<In>(ReduceOp::Prod)) return r.template run<In>(ProdR<C>{});
-        break;
+      case ReduceOp::Prod: return r.template run<In>(ProdR<C>{});
       default: break;
     }
     if constexpr (std::is_same<In, uint8_t>::value) {
@@ -97,10 +71,8 @@ void dispatch_reduce_arith(const ReduceParams& p, Runner& r) {
       if (p.op == ReduceOp::Any) return r.template run<In>(AllAnyR<false>{});
     }
     if constexpr (kFloat) {
-      if (p.op == ReduceOp::Mean) return r.template run<In>(MeanR<C>{C(p.count)});
-    }
-    if constexpr (kFloat && kVarNorm) {
       switch (p.op) {
+        case ReduceOp::Mean: return r.template run<In>(MeanR<C>{C(p.count)});
         case ReduceOp::Var:
         case ReduceOp::Std:
           if constexpr (runner_wide_var<Runner>::value) {
