@@ -44,7 +44,10 @@ def test_group_norm_vs_torch(torch, dtype, shape, g):
     edy, tdy = pair(torch, RNG.standard_normal(shape), dtype)
     ey.backward(edy)
     ty.backward(tdy)
-    close(ex.grad, tx.grad, dtype, scale=4)
+    if not (dtype in ("float16", "bfloat16") and shape[1] // g * int(np.prod(shape[2:])) <= 2):
+        # (groups of 2 values: xhat is +-1 and dx is eps's effect alone, the difference of
+        # two half-precision inputs' rounding noise; compared in float32/64 above)
+        close(ex.grad, tx.grad, dtype, scale=4)
     close(ew.grad, tw.grad, dtype if dtype != "float32" else "float32", scale=50)
     close(eb.grad, tb.grad, dtype if dtype != "float32" else "float32", scale=50)
 

@@ -262,9 +262,15 @@ def test_batchnorm_load_state_dict_without_num_batches_tracked():
     src.running_mean.fill_(0.5)
     sd = src.state_dict()
     del sd["num_batches_tracked"]
+    # a state dict of this version must have it (torch's Missing key error) ...
+    with pytest.raises(RuntimeError, match='Missing key.*"num_batches_tracked"'):
+        nn.BatchNorm1d(2).load_state_dict(sd)
+    # ... one without version metadata (a checkpoint from before it existed) need not
+    old = dict(sd)
     dst = nn.BatchNorm1d(2)
-    dst.load_state_dict(sd)
+    dst.load_state_dict(old)
     np.testing.assert_array_equal(npy(dst.running_mean), [0.5, 0.5])
+    assert dst.num_batches_tracked.item() == 0
 
 
 def test_batchnorm_module_backward_and_grad_of_affine():

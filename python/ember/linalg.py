@@ -900,7 +900,8 @@ class _SVDFn(Function):
         elif A.is_cuda and A.is_complex():
             # cuSOLVER's complex gesvdj path gave vectors that do not reconstruct A on the
             # H100 (not found yet): complex SVDs of CUDA tensors run LAPACK on the host
-            U, S, Vh, info = (t.to(A.device) for t in _L.svd_(_fclone(A.cpu()), full, vectors))
+            U, S, Vh, info = (None if t is None else t.to(A.device)
+                               for t in _L.svd_(_fclone(A.cpu()), full, vectors))
             if not vectors:
                 U = Vh = _C.empty((0,), dtype=A.dtype, device=A.device)
         else:

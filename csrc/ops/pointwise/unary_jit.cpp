@@ -52,7 +52,9 @@ const char* math_function(UnaryOp op) {
 
 std::string unary_math_jit_code(UnaryOp op) {
   const char* fn = math_function(op);
-  const std::string name = std::string("ember_") + unary_name(op);
+  // "real_": the complex forms of the same ops are jitted under their own names
+  // (complex_jit.cpp); one registry holds both.
+  const std::string name = std::string("ember_real_") + unary_name(op);
   // T is the compute type: float or double.
   if (!fn) {
     return "template <typename T> T " + name +
@@ -70,7 +72,8 @@ void unary_math_jit(UnaryOp op, const ElementwiseIter& it) {
   // round nothing (element_access.hpp's rounds_through).
   EMBER_CHECK(!it.any_round, "internal error: ", unary_name(op), " got an input to round");
   jit::JitFunction& f =
-      jit::jitted_function(unary_name(op), [op] { return unary_math_jit_code(op); });
+      jit::jitted_function(std::string("real_") + unary_name(op),
+                           [op] { return unary_math_jit_code(op); });
   if (!it.round_out) return jit::run_elementwise(f, it);
   // An out= of another dtype than the result's, which is narrower than the
   // compute type (float16 results into a float32 out=): torch rounds to the
