@@ -214,7 +214,10 @@ def test_integer_inputs():
     assert F.relu6(ember.tensor([-3, 1, 8]), inplace=True).tolist() == [0, 1, 6]
     assert F.threshold_(ember.tensor([-3, 1, 8]), 0.5, 2).tolist() == [2, 1, 8]
     u = ember.tensor([253, 1, 8], dtype=ember.uint8)
-    assert F.hardtanh(u, 0.5, 2.5).tolist() == [2, 1, 2] and F.hardtanh(u).dtype == ember.uint8
+    assert F.hardtanh(u, 0.5, 2.5).tolist() == [2, 1, 2]
+    assert F.hardtanh(u, 0.0, 9.0).dtype == ember.uint8
+    with pytest.raises(RuntimeError, match="unsigned type with negative limits"):
+        F.hardtanh(u)  # torch's: the default min_val is -1
     for fn, name in ((F.leaky_relu, "leaky_relu"), (F.elu, "elu"), (F.hardswish, "hardswish"),
                      (F.hardshrink, "hardshrink"), (F.mish, "mish")):
         with pytest.raises(NotImplementedError, match=f'"{name}_cpu" not implemented for \'Long\''):

@@ -22,7 +22,11 @@ struct HardswishF {
     C t = x + C(3);
     t = t < C(0) ? C(0) : t;  // (NaN stays NaN)
     t = t > C(6) ? C(6) : t;
+#if defined(__CUDA_ARCH__)
+    return x * t * C(1.0f / 6.0f);  // torch's CUDA kernel: times float's 1/6
+#else
     return x * t / C(6);
+#endif
   }
 };
 template <typename C>
@@ -31,7 +35,11 @@ struct HardsigmoidF {
     C t = x + C(3);
     t = t < C(0) ? C(0) : t;
     t = t > C(6) ? C(6) : t;
+#if defined(__CUDA_ARCH__)
+    return t * C(1.0f / 6.0f);  // torch's CUDA kernel: times float's 1/6
+#else
     return t / C(6);
+#endif
   }
 };
 template <typename C>
