@@ -305,3 +305,16 @@ def test_lazy_norms(lazy, cls, shape):
     ref = cls(3, affine=True, track_running_stats=True)
     np.testing.assert_allclose(npy(y), npy(ref(x)), atol=1e-5)
     np.testing.assert_allclose(npy(m.running_var), npy(ref.running_var), atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_rms_norm_default_eps_of_half_inputs_is_float32s(dtype):
+    # torch: eps=None means the epsilon of the compute type (float32), not of the input's
+    # (bfloat16's 2^-7 would dominate small rows: 0.47 here instead of 0.87)
+    x = np.array([[0.05, -0.08, 0.03], [3.0, -1.0, 2.0]])
+    xe = ember.tensor(x).to(getattr(ember, dtype))
+    xr = xe.float().double().numpy()
+    ref = xr / np.sqrt((xr * xr).mean(-1, keepdims=True) + float(np.finfo(np.float32).eps))
+    for got in (ember.nn.functional.rms_norm(xe, (3,)), ember.nn.RMSNorm(3).to(xe.dtype)(xe)):
+        assert got.dtype == xe.dtype
+        np.testing.assert_allclose(got.float().double().detach().numpy(), ref, rtol=1e-2)

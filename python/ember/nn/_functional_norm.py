@@ -71,7 +71,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x ** 2 over the last len(normalized_shape) dims) + eps) * weight
-    (eps: the input dtype's machine epsilon unless given)."""
+    (eps: the machine epsilon of the compute type unless given: float32's for float16 and
+    bfloat16 inputs, as torch)."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
         tuple(normalized_shape)
     k = len(shape)
@@ -84,8 +85,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
                            f"weight of shape {list(weight.shape)} and normalized_shape = "
                            f"{list(shape)}")
     xs = input.to(_stats_dtype(input))
-    if eps is None:
-        eps = ember.finfo(input.dtype).eps
+    if eps is None:  # torch: the epsilon of the compute (opmath) type, float32 for halves
+        eps = ember.finfo(xs.dtype).eps
     dims = tuple(range(input.dim() - k, input.dim()))
     ms = (xs * xs).mean(dims, keepdim=True) if k else xs * xs
     y = xs * _C.rsqrt(ms + eps)
