@@ -10,6 +10,7 @@
 #include "ops/elementwise.hpp"
 #include "ops/nn/group_norm.hpp"
 #include "ops/nn/norm_math.hpp"
+#include "ops/nn/norm_reduce.cuh"
 #include "runtime/cuda_device.hpp"
 #include "runtime/errors.hpp"
 #include "tensor/dispatch.hpp"
@@ -21,42 +22,9 @@ namespace {
 using cuda_loops::FastDivmod;
 using norm_math::Acc;
 
-template <typename A>
-__device__ __forceinline__ A warp_sum(A v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-// Sums a and b over the block (blockDim.x a multiple of 32); every thread gets
-// the totals. Safe to call repeatedly.
-template <typename A>
-__device__ __forceinline__ void block_sum2(A& a, A& b) {
-  __shared__ A sa[32], sb[32];
-  a = warp_sum(a);
-  b = warp_sum(b);
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) {
-    sa[warp] = a;
-    sb[warp] = b;
-  }
-  __syncthreads();
-  const int nw = (blockDim.x + 31) >> 5;
-  a = lane < nw ? sa[lane] : A(0);
-  b = lane < nw ? sb[lane] : A(0);
-  a = warp_sum(a);
-  b = warp_sum(b);
-}
-
-template <typename A>
-__device__ __forceinline__ A rsqrt_acc(A v) {
-  return A(1) / sqrt(v);
-}
-template <>
-__device__ __forceinline__ float rsqrt_acc<float>(float v) {
-  return rsqrtf(v);
-}
+using norm_cuda::block_sum2;
+using norm_cuda::rsqrt_acc;
+using norm_cuda::warp_sum;
 
 template <typename T, int V>
 struct alignas(sizeof(T) * V) GnVec {
