@@ -327,6 +327,9 @@ def test_to_empty_requires_grad_share_memory_zero_grad():
     assert all(p.requires_grad for p in net.parameters())
     # ember's share_memory_ is a no-op on the CPU (DataLoader workers are threads): the
     # module call keeps every parameter object and value
+    with ember.no_grad():  # to_empty left uninitialised memory (NaN would compare unequal)
+        for k, p in enumerate(net.parameters()):
+            p.fill_(k + 0.5)
     before = [p.detach().clone() for p in net.parameters()]
     assert net.share_memory() is net and net[0].weight is w
     assert all(ember.equal(a, b) for a, b in zip(before, net.parameters()))
